@@ -1,0 +1,97 @@
+//! The command line, as clap derive types. `main.rs` turns these into queries.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "scaletrace",
+    version,
+    about = "Answers how values flow through a Python codebase, without running it.",
+    long_about = "Answers how values flow through a Python codebase, without running it: who constructs a class, \
+what a parameter is bound to at every call site, which class provides a method, and how many times a \
+scale factor is applied on a forward path in each configuration.",
+    after_help = "Exit codes: 0 answered (trace: ONCE); 1 trace found a double, missing or inverse application; \
+2 usage error or unknown name; 3 trace could not decide (UNKNOWN); 101 internal error."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// A directory (or file) to analyze, as a `sys.path` entry; repeat for several. A directory
+    /// that is itself a package is analyzed from its nearest non-package ancestor.
+    #[arg(
+        short = 'r',
+        long = "root",
+        global = true,
+        default_value = ".",
+        value_name = "DIR"
+    )]
+    pub roots: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Files larger than this many bytes are skipped with a warning.
+    #[arg(long, global = true, default_value_t = crate_max_file_size(), value_name = "BYTES")]
+    pub max_file_size: u64,
+    /// Worker threads (default: one per core). The output does not depend on it.
+    #[arg(short = 'j', long, global = true, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Do not print warnings about the input (unreadable files, syntax errors) on stderr.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+fn crate_max_file_size() -> u64 {
+    scaletrace::parse::DEFAULT_MAX_FILE_SIZE
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Every site that constructs CLASS: direct calls, aliases, module attributes, conditional
+    /// class expressions, factories, cls(...) and type(self)(...), with the arguments bound to
+    /// __init__ and the conditions around each site.
+    Instances {
+        /// Dotted path (pkg.mod.Class) or bare class name.
+        class: String,
+        /// Also list constructions of CLASS's subclasses.
+        #[arg(long)]
+        subclasses: bool,
+    },
+    /// Every value bound to PARAM at every call site of CALLABLE, with its constant value or
+    /// where the value comes from (one hop).
+    Bindings {
+        /// A class (its constructor), function or Class.method; omit with --any.
+        callable: Option<String>,
+        /// The parameter name.
+        param: String,
+        /// Every callable of the tree that has a parameter named PARAM.
+        #[arg(long, conflicts_with = "callable")]
+        any: bool,
+    },
+    /// Definition, bases, MRO, subclasses, which class provides each method, and where each
+    /// instance attribute is set.
+    Hierarchy {
+        class: String,
+        /// Only this method or attribute name.
+        #[arg(long, value_name = "NAME")]
+        member: Option<String>,
+    },
+    /// Semantic references to a class, function, method or module: imports, reads, writes and
+    /// calls that resolve to it (text matches that resolve elsewhere are not listed).
+    Refs { name: String },
+    /// Index the tree and print counts and diagnostics.
+    Stats,
+}

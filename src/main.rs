@@ -1,0 +1,117 @@
+//! The `scaletrace` binary: parses the command line, loads the tree, runs one query, renders the
+//! answer, and decides the exit code. The only place that knows about formats and exit codes.
+
+mod cli;
+mod exit_codes;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use scaletrace::query::target;
+use scaletrace::report;
+use scaletrace::{Workspace, WorkspaceOptions};
+
+use crate::cli::{Cli, Command, Format};
+use crate::exit_codes::Exit;
+
+/// Deep but legal Python (long `elif` chains, nested calls) recurses; give every thread room.
+const STACK_SIZE: usize = 256 * 1024 * 1024;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let threads = cli.global.threads.unwrap_or(0);
+    if let Err(err) = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(STACK_SIZE)
+        .build_global()
+    {
+        eprintln!("scaletrace: cannot start worker threads: {err}");
+        return Exit::Internal.into();
+    }
+    let worker = std::thread::Builder::new()
+        .stack_size(STACK_SIZE)
+        .name("scaletrace".into())
+        .spawn(move || run(cli));
+    let exit = match worker.map(|handle| handle.join()) {
+        Ok(Ok(exit)) => exit,
+        _ => {
+            eprintln!(
+                "scaletrace: internal error (a bug); please report it with the command line that caused it"
+            );
+            Exit::Internal
+        }
+    };
+    exit.into()
+}
+
+fn run(cli: Cli) -> Exit {
+    let options = WorkspaceOptions {
+        roots: cli.global.roots.clone(),
+        max_file_size: cli.global.max_file_size,
+    };
+    let workspace = Workspace::load(&options);
+    if !cli.global.quiet {
+        for diagnostic in &workspace.diagnostics {
+            eprintln!("warning: {diagnostic}");
+        }
+    }
+    if workspace.index.files.is_empty() {
+        eprintln!(
+            "scaletrace: no Python files under {}",
+            options
+                .roots
+                .iter()
+                .map(|r| r.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Exit::Usage;
+    }
+    let resolver = workspace.resolver();
+    let format = cli.global.format;
+    let (rendered, exit) = match &cli.command {
+        Command::Instances { class, subclasses } => match target::find_class(&resolver, class) {
+            Ok(class) => {
+                let answer = scaletrace::query::instances::instances(&resolver, class, *subclasses);
+                (
+                    render(format, &answer, report::text::instances),
+                    Exit::Success,
+                )
+            }
+            Err(err) => return usage(&err),
+        },
+        Command::Stats => {
+            let answer = scaletrace::query::stats::stats(&workspace);
+            (render(format, &answer, report::text::stats), Exit::Success)
+        }
+        _ => {
+            eprintln!("scaletrace: this command is not available yet");
+            return Exit::Usage;
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    if let Err(err) = stdout
+        .write_all(rendered.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        if err.kind() == std::io::ErrorKind::BrokenPipe {
+            return exit;
+        }
+        eprintln!("scaletrace: cannot write output: {err}");
+        return Exit::Internal;
+    }
+    exit
+}
+
+fn render<T: serde::Serialize>(format: Format, answer: &T, text: impl Fn(&T) -> String) -> String {
+    match format {
+        Format::Text => text(answer),
+        Format::Json => report::json::to_string(answer),
+    }
+}
+
+fn usage(err: &dyn std::fmt::Display) -> Exit {
+    eprintln!("scaletrace: {err}");
+    Exit::Usage
+}

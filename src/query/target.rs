@@ -1,0 +1,156 @@
+//! Turning what the user typed (`pkg.mod.Class`, `Class`, `Class.method`) into a definition,
+//! with the candidates listed when a bare name is ambiguous.
+
+use crate::index::{ClassId, FileId, FuncId, Index};
+use crate::resolve::{Def, Resolver};
+
+/// A definition a query is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    Class(ClassId),
+    Function(FuncId),
+    Module(FileId),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("no definition named `{spec}` in the tree{}", suggest(.suggestions))]
+    NotFound {
+        spec: String,
+        suggestions: Vec<String>,
+    },
+    #[error("`{spec}` is ambiguous; give one of these dotted paths:\n{}", list(.candidates))]
+    Ambiguous {
+        spec: String,
+        candidates: Vec<String>,
+    },
+    #[error("`{spec}` is {what}, not {wanted}")]
+    WrongKind {
+        spec: String,
+        what: String,
+        wanted: &'static str,
+    },
+}
+
+fn suggest(suggestions: &[String]) -> String {
+    if suggestions.is_empty() {
+        String::new()
+    } else {
+        format!("; similar names:\n{}", list(suggestions))
+    }
+}
+
+fn list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|c| format!("  {c}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl Target {
+    pub fn path(&self, index: &Index) -> String {
+        match self {
+            Target::Class(c) => index.class_path(*c),
+            Target::Function(f) => index.function_path(*f),
+            Target::Module(m) => index.file(*m).module.clone(),
+        }
+    }
+}
+
+/// Finds the definition `spec` names: a dotted path from a module of the tree, or a class or
+/// function qualname (`HashTopK`, `DeepseekV2MoE.forward`) matched anywhere.
+pub fn find(resolver: &Resolver, spec: &str) -> Result<Target, TargetError> {
+    let index = resolver.index;
+    if let Some(file) = index.module(spec) {
+        return Ok(Target::Module(file));
+    }
+    if spec.contains('.') {
+        let mut targets: Vec<Target> = resolver
+            .resolve_path(spec)
+            .into_iter()
+            .filter_map(|f| match f.def {
+                Def::Class(c) => Some(Target::Class(c)),
+                Def::Function(f) | Def::BoundMethod { func: f, .. } => Some(Target::Function(f)),
+                Def::Module(m) => Some(Target::Module(m)),
+                _ => None,
+            })
+            .collect();
+        targets.sort();
+        targets.dedup();
+        match targets.len() {
+            1 => return Ok(targets[0]),
+            0 => {}
+            _ => {
+                return Err(TargetError::Ambiguous {
+                    spec: spec.into(),
+                    candidates: targets.iter().map(|t| t.path(index)).collect(),
+                });
+            }
+        }
+    }
+    let mut candidates: Vec<Target> = Vec::new();
+    for class in index.all_classes() {
+        if index.class(class).qualname == spec
+            || index.class_path(class).ends_with(&format!(".{spec}"))
+        {
+            candidates.push(Target::Class(class));
+        }
+    }
+    for func in index.all_functions() {
+        let qualname = &index.function(func).qualname;
+        if !qualname.contains("<locals>")
+            && (qualname == spec || index.function_path(func).ends_with(&format!(".{spec}")))
+        {
+            candidates.push(Target::Function(func));
+        }
+    }
+    candidates.sort_by_key(|t| t.path(index));
+    match candidates.len() {
+        1 => Ok(candidates[0]),
+        0 => Err(TargetError::NotFound {
+            spec: spec.into(),
+            suggestions: similar(index, spec),
+        }),
+        _ => Err(TargetError::Ambiguous {
+            spec: spec.into(),
+            candidates: candidates.iter().map(|t| t.path(index)).collect(),
+        }),
+    }
+}
+
+pub fn find_class(resolver: &Resolver, spec: &str) -> Result<ClassId, TargetError> {
+    match find(resolver, spec)? {
+        Target::Class(c) => Ok(c),
+        Target::Function(_) => Err(TargetError::WrongKind {
+            spec: spec.into(),
+            what: "a function".into(),
+            wanted: "a class",
+        }),
+        Target::Module(_) => Err(TargetError::WrongKind {
+            spec: spec.into(),
+            what: "a module".into(),
+            wanted: "a class",
+        }),
+    }
+}
+
+/// Up to five class or function names that resemble `spec` (same name in another case, or
+/// containing it).
+fn similar(index: &Index, spec: &str) -> Vec<String> {
+    let last = spec.rsplit('.').next().unwrap_or(spec).to_lowercase();
+    let mut out: Vec<String> = index
+        .all_classes()
+        .filter(|c| index.class(*c).name.to_lowercase().contains(&last))
+        .map(|c| index.class_path(c))
+        .chain(
+            index
+                .all_functions()
+                .filter(|f| index.function(*f).name.to_lowercase().contains(&last))
+                .map(|f| index.function_path(f)),
+        )
+        .collect();
+    out.sort_by_key(|p| (p.len(), p.clone()));
+    out.truncate(5);
+    out
+}
