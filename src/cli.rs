@@ -26,13 +26,7 @@ pub struct Cli {
 pub struct GlobalArgs {
     /// A directory (or file) to analyze, as a `sys.path` entry; repeat for several. A directory
     /// that is itself a package is analyzed from its nearest non-package ancestor.
-    #[arg(
-        short = 'r',
-        long = "root",
-        global = true,
-        default_value = ".",
-        value_name = "DIR"
-    )]
+    #[arg(short = 'r', long = "root", global = true, default_value = ".", value_name = "DIR")]
     pub roots: Vec<PathBuf>,
     /// Output format.
     #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
@@ -72,14 +66,19 @@ pub enum Command {
     },
     /// Every value bound to PARAM at every call site of CALLABLE, with its constant value or
     /// where the value comes from (one hop).
+    #[command(
+        override_usage = "scaletrace bindings [OPTIONS] <CALLABLE> <PARAM>\n       scaletrace bindings [OPTIONS] --any <PARAM>"
+    )]
     Bindings {
-        /// A class (its constructor), function or Class.method; omit with --any.
+        /// A class (its constructor), function or Class.method.
+        #[arg(required_unless_present = "any")]
         callable: Option<String>,
         /// The parameter name.
-        param: String,
+        #[arg(required_unless_present = "any")]
+        param: Option<String>,
         /// Every callable of the tree that has a parameter named PARAM.
-        #[arg(long, conflicts_with = "callable")]
-        any: bool,
+        #[arg(long, value_name = "PARAM", conflicts_with_all = ["callable", "param"])]
+        any: Option<String>,
     },
     /// Definition, bases, MRO, subclasses, which class provides each method, and where each
     /// instance attribute is set.

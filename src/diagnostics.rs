@@ -39,18 +39,8 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(
-        kind: DiagnosticKind,
-        path: Option<String>,
-        line: Option<u32>,
-        message: impl Into<String>,
-    ) -> Self {
-        Self {
-            path,
-            line,
-            kind,
-            message: message.into(),
-        }
+    pub fn new(kind: DiagnosticKind, path: Option<String>, line: Option<u32>, message: impl Into<String>) -> Self {
+        Self { path, line, kind, message: message.into() }
     }
 }
 

@@ -79,11 +79,8 @@ pub fn discover(roots: &[PathBuf]) -> (Vec<DiscoveredFile>, Vec<Diagnostic>) {
                 continue;
             }
         };
-        let entry = if meta.is_dir() {
-            sys_path_entry(root)
-        } else {
-            sys_path_entry(root.parent().unwrap_or(Path::new(".")))
-        };
+        let entry =
+            if meta.is_dir() { sys_path_entry(root) } else { sys_path_entry(root.parent().unwrap_or(Path::new("."))) };
 
         let mut found = Vec::new();
         let walker = ignore::WalkBuilder::new(root)
@@ -96,8 +93,7 @@ pub fn discover(roots: &[PathBuf]) -> (Vec<DiscoveredFile>, Vec<Diagnostic>) {
             match item {
                 Ok(dent) => {
                     let path = dent.path();
-                    if !dent.file_type().is_some_and(|t| t.is_file())
-                        || path.extension().is_none_or(|ext| ext != "py")
+                    if !dent.file_type().is_some_and(|t| t.is_file()) || path.extension().is_none_or(|ext| ext != "py")
                     {
                         continue;
                     }
@@ -124,7 +120,10 @@ pub fn discover(roots: &[PathBuf]) -> (Vec<DiscoveredFile>, Vec<Diagnostic>) {
                     DiagnosticKind::DuplicateModule,
                     Some(file.display.clone()),
                     None,
-                    format!("module `{}` is already provided by an earlier root or link; this copy is skipped", file.module),
+                    format!(
+                        "module `{}` is already provided by an earlier root or link; this copy is skipped",
+                        file.module
+                    ),
                 ));
             }
         }
@@ -152,10 +151,7 @@ fn walk_error(err: &ignore::Error) -> Diagnostic {
             DiagnosticKind::SymlinkLoop,
             Some(child.display().to_string()),
             None,
-            format!(
-                "symlink loop: points back to {}; not followed",
-                ancestor.display()
-            ),
+            format!("symlink loop: points back to {}; not followed", ancestor.display()),
         ),
         other => Diagnostic::new(DiagnosticKind::Io, path, None, other.to_string()),
     }
@@ -167,14 +163,8 @@ mod tests {
 
     #[test]
     fn module_names() {
-        assert_eq!(
-            module_name(Path::new("a/b/c.py")),
-            Some(("a.b.c".into(), false))
-        );
-        assert_eq!(
-            module_name(Path::new("a/b/__init__.py")),
-            Some(("a.b".into(), true))
-        );
+        assert_eq!(module_name(Path::new("a/b/c.py")), Some(("a.b.c".into(), false)));
+        assert_eq!(module_name(Path::new("a/b/__init__.py")), Some(("a.b".into(), true)));
         assert_eq!(module_name(Path::new("__init__.py")), None);
         assert_eq!(module_name(Path::new("a/b.txt")), None);
     }

@@ -21,24 +21,15 @@ const STACK_SIZE: usize = 256 * 1024 * 1024;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let threads = cli.global.threads.unwrap_or(0);
-    if let Err(err) = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .stack_size(STACK_SIZE)
-        .build_global()
-    {
+    if let Err(err) = rayon::ThreadPoolBuilder::new().num_threads(threads).stack_size(STACK_SIZE).build_global() {
         eprintln!("scaletrace: cannot start worker threads: {err}");
         return Exit::Internal.into();
     }
-    let worker = std::thread::Builder::new()
-        .stack_size(STACK_SIZE)
-        .name("scaletrace".into())
-        .spawn(move || run(cli));
+    let worker = std::thread::Builder::new().stack_size(STACK_SIZE).name("scaletrace".into()).spawn(move || run(cli));
     let exit = match worker.map(|handle| handle.join()) {
         Ok(Ok(exit)) => exit,
         _ => {
-            eprintln!(
-                "scaletrace: internal error (a bug); please report it with the command line that caused it"
-            );
+            eprintln!("scaletrace: internal error (a bug); please report it with the command line that caused it");
             Exit::Internal
         }
     };
@@ -46,10 +37,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Exit {
-    let options = WorkspaceOptions {
-        roots: cli.global.roots.clone(),
-        max_file_size: cli.global.max_file_size,
-    };
+    let options = WorkspaceOptions { roots: cli.global.roots.clone(), max_file_size: cli.global.max_file_size };
     let workspace = Workspace::load(&options);
     if !cli.global.quiet {
         for diagnostic in &workspace.diagnostics {
@@ -59,12 +47,7 @@ fn run(cli: Cli) -> Exit {
     if workspace.index.files.is_empty() {
         eprintln!(
             "scaletrace: no Python files under {}",
-            options
-                .roots
-                .iter()
-                .map(|r| r.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            options.roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
         );
         return Exit::Usage;
     }
@@ -74,10 +57,35 @@ fn run(cli: Cli) -> Exit {
         Command::Instances { class, subclasses } => match target::find_class(&resolver, class) {
             Ok(class) => {
                 let answer = scaletrace::query::instances::instances(&resolver, class, *subclasses);
-                (
-                    render(format, &answer, report::text::instances),
-                    Exit::Success,
-                )
+                (render(format, &answer, report::text::instances), Exit::Success)
+            }
+            Err(err) => return usage(&err),
+        },
+        Command::Bindings { callable, param, any } => {
+            let (callables, param) = match (callable, param, any) {
+                (Some(spec), Some(param), None) => match target::find(&resolver, spec) {
+                    Ok(target) => (scaletrace::query::bindings::Callables::One(target), param),
+                    Err(err) => return usage(&err),
+                },
+                (None, None, Some(param)) => (scaletrace::query::bindings::Callables::Any, param),
+                _ => return usage(&"give CALLABLE and PARAM, or --any PARAM"),
+            };
+            match scaletrace::query::bindings::bindings(&resolver, callables, param) {
+                Ok(answer) => (render(format, &answer, report::text::bindings), Exit::Success),
+                Err(err) => return usage(&err),
+            }
+        }
+        Command::Hierarchy { class, member } => match target::find_class(&resolver, class) {
+            Ok(class) => {
+                let answer = scaletrace::query::hierarchy::hierarchy(&resolver, class, member.as_deref());
+                (render(format, &answer, report::text::hierarchy), Exit::Success)
+            }
+            Err(err) => return usage(&err),
+        },
+        Command::Refs { name } => match target::find(&resolver, name) {
+            Ok(target) => {
+                let answer = scaletrace::query::refs::refs(&resolver, target);
+                (render(format, &answer, report::text::refs), Exit::Success)
             }
             Err(err) => return usage(&err),
         },
@@ -85,16 +93,9 @@ fn run(cli: Cli) -> Exit {
             let answer = scaletrace::query::stats::stats(&workspace);
             (render(format, &answer, report::text::stats), Exit::Success)
         }
-        _ => {
-            eprintln!("scaletrace: this command is not available yet");
-            return Exit::Usage;
-        }
     };
     let mut stdout = std::io::stdout().lock();
-    if let Err(err) = stdout
-        .write_all(rendered.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    if let Err(err) = stdout.write_all(rendered.as_bytes()).and_then(|()| stdout.flush()) {
         if err.kind() == std::io::ErrorKind::BrokenPipe {
             return exit;
         }

@@ -13,19 +13,14 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 16 * 1024 * 1024;
 
 /// Reads a Python source file as UTF-8 (a leading BOM is dropped).
 pub fn read_source(path: &Path, max_size: u64) -> Result<String, (DiagnosticKind, String)> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| (DiagnosticKind::Io, format!("cannot read: {e}")))?;
+    let meta = std::fs::metadata(path).map_err(|e| (DiagnosticKind::Io, format!("cannot read: {e}")))?;
     if meta.len() > max_size {
         return Err((
             DiagnosticKind::TooLarge,
-            format!(
-                "{} bytes is over the {max_size}-byte limit (--max-file-size); skipped",
-                meta.len()
-            ),
+            format!("{} bytes is over the {max_size}-byte limit (--max-file-size); skipped", meta.len()),
         ));
     }
-    let bytes =
-        std::fs::read(path).map_err(|e| (DiagnosticKind::Io, format!("cannot read: {e}")))?;
+    let bytes = std::fs::read(path).map_err(|e| (DiagnosticKind::Io, format!("cannot read: {e}")))?;
     match String::from_utf8(bytes) {
         Ok(mut text) => {
             if text.starts_with('\u{feff}') {
@@ -35,10 +30,7 @@ pub fn read_source(path: &Path, max_size: u64) -> Result<String, (DiagnosticKind
         }
         Err(err) => {
             let offset = err.utf8_error().valid_up_to();
-            Err((
-                DiagnosticKind::NotUtf8,
-                format!("not valid UTF-8 (first bad byte at offset {offset}); skipped"),
-            ))
+            Err((DiagnosticKind::NotUtf8, format!("not valid UTF-8 (first bad byte at offset {offset}); skipped")))
         }
     }
 }

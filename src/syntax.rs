@@ -18,10 +18,7 @@ pub struct ChildSuite<'a> {
 }
 
 fn guard(range: TextRange, kind: GuardKind) -> Guard {
-    Guard {
-        range: range.into(),
-        kind,
-    }
+    Guard { range: range.into(), kind }
 }
 
 /// The statement lists nested directly in `stmt` (not function or class bodies, which open new
@@ -29,10 +26,8 @@ fn guard(range: TextRange, kind: GuardKind) -> Guard {
 pub fn child_suites(stmt: &Stmt) -> Vec<ChildSuite<'_>> {
     match stmt {
         Stmt::If(node) => {
-            let mut out = vec![ChildSuite {
-                body: &node.body,
-                guards: vec![guard(node.test.range(), GuardKind::IfTrue)],
-            }];
+            let mut out =
+                vec![ChildSuite { body: &node.body, guards: vec![guard(node.test.range(), GuardKind::IfTrue)] }];
             let mut not_taken = vec![guard(node.test.range(), GuardKind::IfFalse)];
             for clause in &node.elif_else_clauses {
                 let mut guards = not_taken.clone();
@@ -40,67 +35,33 @@ pub fn child_suites(stmt: &Stmt) -> Vec<ChildSuite<'_>> {
                     guards.push(guard(test.range(), GuardKind::IfTrue));
                     not_taken.push(guard(test.range(), GuardKind::IfFalse));
                 }
-                out.push(ChildSuite {
-                    body: &clause.body,
-                    guards,
-                });
+                out.push(ChildSuite { body: &clause.body, guards });
             }
             out
         }
         Stmt::While(node) => vec![
-            ChildSuite {
-                body: &node.body,
-                guards: vec![guard(node.test.range(), GuardKind::IfTrue)],
-            },
-            ChildSuite {
-                body: &node.orelse,
-                guards: vec![],
-            },
+            ChildSuite { body: &node.body, guards: vec![guard(node.test.range(), GuardKind::IfTrue)] },
+            ChildSuite { body: &node.orelse, guards: vec![] },
         ],
-        Stmt::For(node) => vec![
-            ChildSuite {
-                body: &node.body,
-                guards: vec![],
-            },
-            ChildSuite {
-                body: &node.orelse,
-                guards: vec![],
-            },
-        ],
-        Stmt::With(node) => vec![ChildSuite {
-            body: &node.body,
-            guards: vec![],
-        }],
+        Stmt::For(node) => {
+            vec![ChildSuite { body: &node.body, guards: vec![] }, ChildSuite { body: &node.orelse, guards: vec![] }]
+        }
+        Stmt::With(node) => vec![ChildSuite { body: &node.body, guards: vec![] }],
         Stmt::Try(node) => {
-            let mut out = vec![ChildSuite {
-                body: &node.body,
-                guards: vec![],
-            }];
+            let mut out = vec![ChildSuite { body: &node.body, guards: vec![] }];
             for handler in &node.handlers {
                 let ast::ExceptHandler::ExceptHandler(handler) = handler;
                 let header = handler.type_.as_ref().map_or(handler.range, |t| t.range());
-                out.push(ChildSuite {
-                    body: &handler.body,
-                    guards: vec![guard(header, GuardKind::Except)],
-                });
+                out.push(ChildSuite { body: &handler.body, guards: vec![guard(header, GuardKind::Except)] });
             }
-            out.push(ChildSuite {
-                body: &node.orelse,
-                guards: vec![],
-            });
-            out.push(ChildSuite {
-                body: &node.finalbody,
-                guards: vec![],
-            });
+            out.push(ChildSuite { body: &node.orelse, guards: vec![] });
+            out.push(ChildSuite { body: &node.finalbody, guards: vec![] });
             out
         }
         Stmt::Match(node) => node
             .cases
             .iter()
-            .map(|case| ChildSuite {
-                body: &case.body,
-                guards: vec![guard(case.pattern.range(), GuardKind::Case)],
-            })
+            .map(|case| ChildSuite { body: &case.body, guards: vec![guard(case.pattern.range(), GuardKind::Case)] })
             .collect(),
         _ => Vec::new(),
     }
@@ -112,13 +73,8 @@ pub fn terminates(suite: &[Stmt]) -> bool {
     match suite.last() {
         Some(Stmt::Return(_) | Stmt::Raise(_) | Stmt::Continue(_) | Stmt::Break(_)) => true,
         Some(Stmt::If(node)) => {
-            let has_else = node
-                .elif_else_clauses
-                .last()
-                .is_some_and(|c| c.test.is_none());
-            has_else
-                && terminates(&node.body)
-                && node.elif_else_clauses.iter().all(|c| terminates(&c.body))
+            let has_else = node.elif_else_clauses.last().is_some_and(|c| c.test.is_none());
+            has_else && terminates(&node.body) && node.elif_else_clauses.iter().all(|c| terminates(&c.body))
         }
         _ => false,
     }
@@ -131,15 +87,8 @@ pub fn fallthrough_guards(stmt: &Stmt) -> Vec<Guard> {
         return Vec::new();
     };
     let suites = child_suites(stmt);
-    let has_else = node
-        .elif_else_clauses
-        .last()
-        .is_some_and(|c| c.test.is_none());
-    let mut open: Vec<Vec<Guard>> = suites
-        .iter()
-        .filter(|s| !terminates(s.body))
-        .map(|s| s.guards.clone())
-        .collect();
+    let has_else = node.elif_else_clauses.last().is_some_and(|c| c.test.is_none());
+    let mut open: Vec<Vec<Guard>> = suites.iter().filter(|s| !terminates(s.body)).map(|s| s.guards.clone()).collect();
     if !has_else {
         let mut implicit_else = vec![guard(node.test.range(), GuardKind::IfFalse)];
         for clause in &node.elif_else_clauses {
@@ -153,22 +102,10 @@ pub fn fallthrough_guards(stmt: &Stmt) -> Vec<Guard> {
         return Vec::new();
     };
     // When every branch that leaves does so by raising, what follows is a precondition.
-    let leaving_raise = suites
-        .iter()
-        .filter(|s| terminates(s.body))
-        .all(|s| ends_in_raise(s.body));
+    let leaving_raise = suites.iter().filter(|s| terminates(s.body)).all(|s| ends_in_raise(s.body));
     if leaving_raise {
         only.into_iter()
-            .map(|g| {
-                if g.kind == GuardKind::IfFalse {
-                    Guard {
-                        kind: GuardKind::NoRaise,
-                        ..g
-                    }
-                } else {
-                    g
-                }
-            })
+            .map(|g| if g.kind == GuardKind::IfFalse { Guard { kind: GuardKind::NoRaise, ..g } } else { g })
             .collect()
     } else {
         only
@@ -179,11 +116,7 @@ fn ends_in_raise(suite: &[Stmt]) -> bool {
     match suite.last() {
         Some(Stmt::Raise(_)) => true,
         Some(Stmt::If(node)) => {
-            ends_in_raise(&node.body)
-                && node
-                    .elif_else_clauses
-                    .iter()
-                    .all(|c| ends_in_raise(&c.body))
+            ends_in_raise(&node.body) && node.elif_else_clauses.iter().all(|c| ends_in_raise(&c.body))
         }
         _ => false,
     }
@@ -210,11 +143,7 @@ pub fn depth_within(expr: &Expr, limit: usize) -> bool {
             self.depth -= 1;
         }
     }
-    let mut visitor = Depth {
-        depth: 0,
-        limit,
-        exceeded: false,
-    };
+    let mut visitor = Depth { depth: 0, limit, exceeded: false };
     visitor.visit_expr(expr);
     !visitor.exceeded
 }
@@ -308,11 +237,8 @@ pub fn stmt_with_range(suite: &[Stmt], range: impl Ranged) -> Option<&Stmt> {
             other => child_suites(other).into_iter().map(|s| s.body).collect(),
         };
         current = nested.into_iter().find(|body| {
-            body.first()
-                .is_some_and(|first| first.range().start() <= range.start())
-                && body
-                    .last()
-                    .is_some_and(|last| last.range().end() >= range.end())
+            body.first().is_some_and(|first| first.range().start() <= range.start())
+                && body.last().is_some_and(|last| last.range().end() >= range.end())
         })?;
     }
     None
@@ -321,12 +247,38 @@ pub fn stmt_with_range(suite: &[Stmt], range: impl Ranged) -> Option<&Stmt> {
 /// Text of `range` in `source`, whitespace runs collapsed to one space (for one-line display).
 pub fn snippet(source: &str, range: impl Ranged) -> String {
     let range = range.range();
-    let text = source
-        .get(range.start().to_usize()..range.end().to_usize())
-        .unwrap_or("");
+    let text = source.get(range.start().to_usize()..range.end().to_usize()).unwrap_or("");
     let mut out = String::with_capacity(text.len());
     let mut last_space = false;
+    // Comments inside multi-line expressions are dropped; quotes are tracked so a `#` in a
+    // string stays.
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut in_comment = false;
     for ch in text.chars() {
+        if in_comment {
+            if ch != '\n' {
+                continue;
+            }
+            in_comment = false;
+        }
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if ch == '\\' {
+                    escaped = true;
+                } else if ch == q {
+                    quote = None;
+                }
+            }
+            None if ch == '"' || ch == '\'' => quote = Some(ch),
+            None if ch == '#' => {
+                in_comment = true;
+                continue;
+            }
+            None => {}
+        }
         if ch.is_whitespace() {
             if !last_space {
                 out.push(' ');
@@ -366,10 +318,7 @@ pub struct Span {
 
 impl From<TextRange> for Span {
     fn from(range: TextRange) -> Self {
-        Span {
-            start: range.start().to_u32(),
-            end: range.end().to_u32(),
-        }
+        Span { start: range.start().to_u32(), end: range.end().to_u32() }
     }
 }
 

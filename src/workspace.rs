@@ -17,10 +17,7 @@ pub struct WorkspaceOptions {
 
 impl Default for WorkspaceOptions {
     fn default() -> Self {
-        Self {
-            roots: vec![PathBuf::from(".")],
-            max_file_size: DEFAULT_MAX_FILE_SIZE,
-        }
+        Self { roots: vec![PathBuf::from(".")], max_file_size: DEFAULT_MAX_FILE_SIZE }
     }
 }
 

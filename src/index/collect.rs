@@ -36,13 +36,7 @@ pub struct Collector<'a> {
 }
 
 impl<'a> Collector<'a> {
-    pub fn new(
-        file: FileId,
-        module: &'a str,
-        is_package: bool,
-        display: &'a str,
-        source: &'a str,
-    ) -> Self {
+    pub fn new(file: FileId, module: &'a str, is_package: bool, display: &'a str, source: &'a str) -> Self {
         Self {
             file,
             module,
@@ -62,10 +56,7 @@ impl<'a> Collector<'a> {
 
     fn line_of(&self, range: TextRange) -> u32 {
         let offset = range.start().to_usize().min(self.source.len());
-        1 + self.source.as_bytes()[..offset]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count() as u32
+        1 + self.source.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() as u32
     }
 
     fn too_deep(&mut self, range: TextRange) {
@@ -118,14 +109,8 @@ impl<'a> Collector<'a> {
     fn parent(&self, scope: Scope) -> Parent {
         match scope {
             Scope::Module => Parent::Module,
-            Scope::Class(local) => Parent::Class(ClassId {
-                file: self.file,
-                local,
-            }),
-            Scope::Function { id, .. } => Parent::Function(FuncId {
-                file: self.file,
-                local: id,
-            }),
+            Scope::Class(local) => Parent::Class(ClassId { file: self.file, local }),
+            Scope::Function { id, .. } => Parent::Function(FuncId { file: self.file, local: id }),
         }
     }
 
@@ -135,10 +120,7 @@ impl<'a> Collector<'a> {
             Scope::Class(local) => {
                 format!("{}.{name}", self.facts.classes[local as usize].qualname)
             }
-            Scope::Function { id, .. } => format!(
-                "{}.<locals>.{name}",
-                self.facts.functions[id as usize].qualname
-            ),
+            Scope::Function { id, .. } => format!("{}.<locals>.{name}", self.facts.functions[id as usize].qualname),
         }
     }
 
@@ -173,53 +155,27 @@ impl<'a> Collector<'a> {
                 for alias in &import.names {
                     if alias.name.as_str() == "*" {
                         if matches!(scope, Scope::Module) {
-                            self.facts.star_imports.push(StarImport {
-                                module: module.clone(),
-                                range: import.range.into(),
-                            });
+                            self.facts
+                                .star_imports
+                                .push(StarImport { module: module.clone(), range: import.range.into() });
                         }
                         continue;
                     }
                     let name = alias.asname.as_ref().unwrap_or(&alias.name).id.clone();
-                    let kind = BindingKind::ImportFrom {
-                        module: module.clone(),
-                        name: alias.name.to_string(),
-                    };
-                    self.bind(
-                        scope,
-                        Binding {
-                            name,
-                            kind,
-                            range: import.range.into(),
-                            guards: guards.clone(),
-                        },
-                    );
+                    let kind = BindingKind::ImportFrom { module: module.clone(), name: alias.name.to_string() };
+                    self.bind(scope, Binding { name, kind, range: import.range.into(), guards: guards.clone() });
                 }
             }
             Stmt::Assign(assign) => {
                 for target in &assign.targets {
-                    self.assign_target(
-                        target,
-                        Some(&assign.value),
-                        stmt.range(),
-                        scope,
-                        guards,
-                        false,
-                    );
+                    self.assign_target(target, Some(&assign.value), stmt.range(), scope, guards, false);
                 }
                 if matches!(scope, Scope::Module) {
                     self.dunder_all(&assign.targets, &assign.value, false);
                 }
             }
             Stmt::AnnAssign(assign) => match &assign.value {
-                Some(value) => self.assign_target(
-                    &assign.target,
-                    Some(value),
-                    stmt.range(),
-                    scope,
-                    guards,
-                    false,
-                ),
+                Some(value) => self.assign_target(&assign.target, Some(value), stmt.range(), scope, guards, false),
                 None => {
                     if let Expr::Name(name) = assign.target.as_ref() {
                         if let Some(annotation) = self.keep(&assign.annotation) {
@@ -239,16 +195,10 @@ impl<'a> Collector<'a> {
             Stmt::AugAssign(assign) => {
                 self.assign_target(&assign.target, None, stmt.range(), scope, guards, true);
                 if matches!(scope, Scope::Module) {
-                    self.dunder_all(
-                        std::slice::from_ref(assign.target.as_ref()),
-                        &assign.value,
-                        true,
-                    );
+                    self.dunder_all(std::slice::from_ref(assign.target.as_ref()), &assign.value, true);
                 }
             }
-            Stmt::For(node) => {
-                self.assign_target(&node.target, None, stmt.range(), scope, guards, false)
-            }
+            Stmt::For(node) => self.assign_target(&node.target, None, stmt.range(), scope, guards, false),
             Stmt::With(node) => {
                 for item in &node.items {
                     if let Some(vars) = &item.optional_vars {
@@ -280,20 +230,10 @@ impl<'a> Collector<'a> {
         match target {
             Expr::Name(name) => {
                 let kind = match value {
-                    Some(value) if !augmented => BindingKind::Value {
-                        value: self.keep_small(scope, value),
-                    },
+                    Some(value) if !augmented => BindingKind::Value { value: self.keep_small(scope, value) },
                     _ => BindingKind::Other,
                 };
-                self.bind(
-                    scope,
-                    Binding {
-                        name: name.id.clone(),
-                        kind,
-                        range: stmt.into(),
-                        guards: guards.to_vec(),
-                    },
-                );
+                self.bind(scope, Binding { name: name.id.clone(), kind, range: stmt.into(), guards: guards.to_vec() });
             }
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
                 // `a, b = x, y` pairs up; anything else binds without a known value.
@@ -302,45 +242,28 @@ impl<'a> Collector<'a> {
                     _ => None,
                 };
                 for (i, elt) in elts.iter().enumerate() {
-                    let elt = if let Expr::Starred(s) = elt {
-                        s.value.as_ref()
-                    } else {
-                        elt
-                    };
+                    let elt = if let Expr::Starred(s) = elt { s.value.as_ref() } else { elt };
                     self.assign_target(elt, values.map(|v| &v[i]), stmt, scope, guards, augmented);
                 }
             }
             Expr::Attribute(attr) => {
-                let Scope::Function {
-                    id,
-                    method_of: Some(class),
-                } = scope
-                else {
+                let Scope::Function { id, method_of: Some(class) } = scope else {
                     return;
                 };
                 let Expr::Name(base) = attr.value.as_ref() else {
                     return;
                 };
-                if self.facts.functions[id as usize]
-                    .params
-                    .first()
-                    .is_none_or(|p| p.name != base.id)
-                {
+                if self.facts.functions[id as usize].params.first().is_none_or(|p| p.name != base.id) {
                     return;
                 }
-                self.facts.classes[class as usize]
-                    .attr_writes
-                    .push(AttrWrite {
-                        name: attr.attr.id.clone(),
-                        method: FuncId {
-                            file: self.file,
-                            local: id,
-                        },
-                        stmt: stmt.into(),
-                        target: attr.range.into(),
-                        value: value.map(Span::of),
-                        augmented,
-                    });
+                self.facts.classes[class as usize].attr_writes.push(AttrWrite {
+                    name: attr.attr.id.clone(),
+                    method: FuncId { file: self.file, local: id },
+                    stmt: stmt.into(),
+                    target: attr.range.into(),
+                    value: value.map(Span::of),
+                    augmented,
+                });
             }
             _ => {}
         }
@@ -356,10 +279,7 @@ impl<'a> Collector<'a> {
     }
 
     fn dunder_all(&mut self, targets: &[Expr], value: &Expr, extend: bool) {
-        if !targets
-            .iter()
-            .any(|t| matches!(t, Expr::Name(n) if n.id.as_str() == "__all__"))
-        {
+        if !targets.iter().any(|t| matches!(t, Expr::Name(n) if n.id.as_str() == "__all__")) {
             return;
         }
         let elts = match value {
@@ -367,11 +287,8 @@ impl<'a> Collector<'a> {
             Expr::Tuple(tuple) => &tuple.elts,
             _ => return,
         };
-        let names: Vec<Name> = elts
-            .iter()
-            .filter_map(|e| e.as_string_literal_expr())
-            .map(|s| Name::new(s.value.to_str()))
-            .collect();
+        let names: Vec<Name> =
+            elts.iter().filter_map(|e| e.as_string_literal_expr()).map(|s| Name::new(s.value.to_str())).collect();
         match (&mut self.facts.dunder_all, extend) {
             (Some(all), true) => all.extend(names),
             (all, _) => *all = Some(names),
@@ -396,23 +313,14 @@ impl<'a> Collector<'a> {
         (!parts.is_empty()).then(|| parts.join("."))
     }
 
-    fn function(
-        &mut self,
-        def: &ast::StmtFunctionDef,
-        scope: Scope,
-        guards: &[Guard],
-        depth: usize,
-    ) {
+    fn function(&mut self, def: &ast::StmtFunctionDef, scope: Scope, guards: &[Guard], depth: usize) {
         let local = self.facts.functions.len() as u32;
         let method_of = match scope {
             Scope::Class(class) => Some(class),
             _ => None,
         };
-        let decorators: Vec<Expr> = def
-            .decorator_list
-            .iter()
-            .filter_map(|d| self.keep(&d.expression).map(|e| *e))
-            .collect();
+        let decorators: Vec<Expr> =
+            def.decorator_list.iter().filter_map(|d| self.keep(&d.expression).map(|e| *e)).collect();
         let kind = function_kind(&decorators, method_of.is_some());
         let mut params = Vec::new();
         let p = &def.parameters;
@@ -426,11 +334,7 @@ impl<'a> Collector<'a> {
                     name: param.parameter.name.id.clone(),
                     kind,
                     default: param.default.as_deref().and_then(|d| self.keep(d)),
-                    annotation: param
-                        .parameter
-                        .annotation
-                        .as_deref()
-                        .and_then(|a| self.keep(a)),
+                    annotation: param.parameter.annotation.as_deref().and_then(|a| self.keep(a)),
                     range: param.range.into(),
                 });
             }
@@ -470,10 +374,7 @@ impl<'a> Collector<'a> {
             returns,
             guards: guards.to_vec(),
         });
-        let id = FuncId {
-            file: self.file,
-            local,
-        };
+        let id = FuncId { file: self.file, local };
         self.bind(
             scope,
             Binding {
@@ -484,14 +385,8 @@ impl<'a> Collector<'a> {
             },
         );
         // Nested `self.x = ...` only counts for the method itself, not for closures in it.
-        let inner = Scope::Function {
-            id: local,
-            method_of: if kind == FunctionKind::StaticMethod {
-                None
-            } else {
-                method_of
-            },
-        };
+        let inner =
+            Scope::Function { id: local, method_of: if kind == FunctionKind::StaticMethod { None } else { method_of } };
         self.walk_suite(&def.body, inner, &mut Vec::new(), depth + 1);
     }
 
@@ -511,11 +406,7 @@ impl<'a> Collector<'a> {
                 }
             }
         }
-        let decorators = def
-            .decorator_list
-            .iter()
-            .filter_map(|d| self.keep(&d.expression).map(|e| *e))
-            .collect();
+        let decorators = def.decorator_list.iter().filter_map(|d| self.keep(&d.expression).map(|e| *e)).collect();
         self.facts.classes.push(ClassFacts {
             name: def.name.id.clone(),
             qualname: self.qualname(scope, def.name.as_str()),
@@ -530,10 +421,7 @@ impl<'a> Collector<'a> {
             attr_writes: Vec::new(),
             guards: guards.to_vec(),
         });
-        let id = ClassId {
-            file: self.file,
-            local,
-        };
+        let id = ClassId { file: self.file, local };
         self.bind(
             scope,
             Binding {
@@ -563,9 +451,5 @@ fn function_kind(decorators: &[Expr], in_class: bool) -> FunctionKind {
             _ => {}
         }
     }
-    if in_class {
-        FunctionKind::Method
-    } else {
-        FunctionKind::Function
-    }
+    if in_class { FunctionKind::Method } else { FunctionKind::Function }
 }

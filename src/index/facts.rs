@@ -190,12 +190,7 @@ impl FunctionFacts {
             | FunctionKind::ClassMethod
             | FunctionKind::Property
             | FunctionKind::PropertyAccessor => match self.params.first() {
-                Some(first)
-                    if matches!(
-                        first.kind,
-                        ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword
-                    ) =>
-                {
+                Some(first) if matches!(first.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword) => {
                     &self.params[1..]
                 }
                 _ => &self.params,

@@ -49,16 +49,12 @@ pub struct Position {
 
 impl File {
     pub fn line_index(&self) -> &LineIndex {
-        self.line_index
-            .get_or_init(|| LineIndex::from_source_text(&self.text))
+        self.line_index.get_or_init(|| LineIndex::from_source_text(&self.text))
     }
 
     pub fn position(&self, offset: TextSize) -> Position {
         let location = self.line_index().line_column(offset, &self.text);
-        Position {
-            line: location.line.get() as u32,
-            column: location.column.get() as u32,
-        }
+        Position { line: location.line.get() as u32, column: location.column.get() as u32 }
     }
 
     /// The whole source line containing `offset`, without its line break.
@@ -71,16 +67,12 @@ impl File {
     }
 
     pub fn slice(&self, range: TextRange) -> &str {
-        self.text
-            .get(range.start().to_usize()..range.end().to_usize())
-            .unwrap_or("")
+        self.text.get(range.start().to_usize()..range.end().to_usize()).unwrap_or("")
     }
 
     /// The syntax tree, parsed again on first use and kept.
     pub fn ast(&self) -> Arc<ModModule> {
-        self.ast
-            .get_or_init(|| Arc::new(parse_module(&self.text).0))
-            .clone()
+        self.ast.get_or_init(|| Arc::new(parse_module(&self.text).0)).clone()
     }
 }
 
@@ -102,11 +94,7 @@ impl Index {
             .map(|(i, found)| build_file(FileId::from_usize(i), found, max_file_size))
             .collect();
         let mut diagnostics = Vec::new();
-        let mut index = Index {
-            files: IndexVec::new(),
-            modules: FxHashMap::default(),
-            packages: FxHashSet::default(),
-        };
+        let mut index = Index { files: IndexVec::new(), modules: FxHashMap::default(), packages: FxHashSet::default() };
         for (file, diags) in built {
             diagnostics.extend(diags);
             let mut name = file.module.as_str();
@@ -144,15 +132,15 @@ impl Index {
     }
 
     pub fn all_classes(&self) -> impl Iterator<Item = ClassId> + '_ {
-        self.files.iter_enumerated().flat_map(|(file, f)| {
-            (0..f.facts.classes.len() as u32).map(move |local| ClassId { file, local })
-        })
+        self.files
+            .iter_enumerated()
+            .flat_map(|(file, f)| (0..f.facts.classes.len() as u32).map(move |local| ClassId { file, local }))
     }
 
     pub fn all_functions(&self) -> impl Iterator<Item = FuncId> + '_ {
-        self.files.iter_enumerated().flat_map(|(file, f)| {
-            (0..f.facts.functions.len() as u32).map(move |local| FuncId { file, local })
-        })
+        self.files
+            .iter_enumerated()
+            .flat_map(|(file, f)| (0..f.facts.functions.len() as u32).map(move |local| FuncId { file, local }))
     }
 
     /// `module.qualname` of a class.
@@ -161,11 +149,7 @@ impl Index {
     }
 
     pub fn function_path(&self, id: FuncId) -> String {
-        format!(
-            "{}.{}",
-            self.files[id.file].module,
-            self.function(id).qualname
-        )
+        format!("{}.{}", self.files[id.file].module, self.function(id).qualname)
     }
 }
 
@@ -174,12 +158,7 @@ fn build_file(id: FileId, found: DiscoveredFile, max_file_size: u64) -> (File, V
     let (text, readable) = match read_source(&found.path, max_file_size) {
         Ok(text) => (text, true),
         Err((kind, message)) => {
-            diagnostics.push(Diagnostic::new(
-                kind,
-                Some(found.display.clone()),
-                None,
-                message,
-            ));
+            diagnostics.push(Diagnostic::new(kind, Some(found.display.clone()), None, message));
             (String::new(), false)
         }
     };
@@ -198,11 +177,7 @@ fn build_file(id: FileId, found: DiscoveredFile, max_file_size: u64) -> (File, V
         let (module, errors) = parse_module(&file.text);
         if let Some(first) = errors.first() {
             let line = file.position(first.location.start()).line;
-            let more = if errors.len() > 1 {
-                format!(" (and {} more)", errors.len() - 1)
-            } else {
-                String::new()
-            };
+            let more = if errors.len() > 1 { format!(" (and {} more)", errors.len() - 1) } else { String::new() };
             diagnostics.push(Diagnostic::new(
                 DiagnosticKind::SyntaxError,
                 Some(file.display.clone()),
@@ -211,8 +186,7 @@ fn build_file(id: FileId, found: DiscoveredFile, max_file_size: u64) -> (File, V
             ));
         }
         let (facts, diags) =
-            collect::Collector::new(id, &file.module, file.is_package, &file.display, &file.text)
-                .collect(&module.body);
+            collect::Collector::new(id, &file.module, file.is_package, &file.display, &file.text).collect(&module.body);
         file.facts = facts;
         diagnostics.extend(diags);
     }

@@ -55,7 +55,7 @@ pub struct ParamBinding {
 /// An argument value with the syntax it came from, before rendering.
 pub struct RawArg<'e> {
     pub source: ArgSource,
-    pub expr: Option<&'e Expr>,
+    pub expr: Option<std::borrow::Cow<'e, Expr>>,
     pub file: FileId,
     pub span: Span,
     pub conds: Vec<Cond>,
@@ -76,22 +76,15 @@ pub fn bind<'e>(
     let positional: Vec<usize> = params
         .iter()
         .enumerate()
-        .filter(|(_, p)| {
-            matches!(
-                p.kind,
-                ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword
-            )
-        })
+        .filter(|(_, p)| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword))
         .map(|(i, _)| i)
         .collect();
-    let var_positional = params
-        .iter()
-        .position(|p| p.kind == ParamKind::VarPositional);
+    let var_positional = params.iter().position(|p| p.kind == ParamKind::VarPositional);
     let var_keyword = params.iter().position(|p| p.kind == ParamKind::VarKeyword);
     let mut unknown_splat: Option<Span> = None;
     let here = |expr: &'e Expr, source| RawArg {
         source,
-        expr: Some(expr),
+        expr: Some(std::borrow::Cow::Borrowed(expr)),
         file: ctx.file,
         span: Span::of(expr),
         conds: Vec::new(),
@@ -130,37 +123,29 @@ pub fn bind<'e>(
                 match target.or(var_keyword) {
                     Some(i) => bound[i].push(here(
                         &keyword.value,
-                        if target.is_some() {
-                            ArgSource::Keyword
-                        } else {
-                            ArgSource::Collected
-                        },
+                        if target.is_some() { ArgSource::Keyword } else { ArgSource::Collected },
                     )),
                     None => {}
                 }
             }
             None => {
                 let entries = match (&keyword.value, ctx.function) {
-                    (Expr::Name(dict), Some(func)) => resolver
-                        .local_scope(func)
-                        .dict_entries(dict.id.as_str(), call_start),
+                    (Expr::Name(dict), Some(func)) => {
+                        resolver.local_scope(func).dict_entries(dict.id.as_str(), call_start)
+                    }
                     _ => None,
                 };
                 let Some(entries) = entries else {
                     unknown_splat = Some(Span::of(&keyword.value));
                     continue;
                 };
-                let func = ctx
-                    .function
-                    .expect("dict entries come from a function scope");
+                let func = ctx.function.expect("dict entries come from a function scope");
                 for (n, entry) in entries.iter().enumerate() {
                     let target = params.iter().position(|p| {
                         p.name.as_str() == entry.key
                             && !matches!(
                                 p.kind,
-                                ParamKind::PositionalOnly
-                                    | ParamKind::VarPositional
-                                    | ParamKind::VarKeyword
+                                ParamKind::PositionalOnly | ParamKind::VarPositional | ParamKind::VarKeyword
                             )
                     });
                     let Some(i) = target.or(var_keyword) else {
@@ -168,21 +153,10 @@ pub fn bind<'e>(
                     };
                     // A later entry for the same key replaces this one (when its guards hold).
                     let overridden = entries[n + 1..].iter().any(|later| later.key == entry.key);
-                    let conds = entry
-                        .guards
-                        .iter()
-                        .map(|&guard| Cond {
-                            file: func.file,
-                            guard,
-                        })
-                        .collect();
+                    let conds = entry.guards.iter().map(|&guard| Cond { file: func.file, guard }).collect();
                     bound[i].push(RawArg {
-                        source: if target.is_some() {
-                            ArgSource::Dict
-                        } else {
-                            ArgSource::Collected
-                        },
-                        expr: None,
+                        source: if target.is_some() { ArgSource::Dict } else { ArgSource::Collected },
+                        expr: Some(std::borrow::Cow::Owned((*entry.value).clone())),
                         file: func.file,
                         span: Span::of(&*entry.value),
                         conds,
@@ -193,9 +167,7 @@ pub fn bind<'e>(
         }
     }
     for (i, param) in params.iter().enumerate() {
-        if !bound[i].is_empty()
-            || matches!(param.kind, ParamKind::VarPositional | ParamKind::VarKeyword)
-        {
+        if !bound[i].is_empty() || matches!(param.kind, ParamKind::VarPositional | ParamKind::VarKeyword) {
             continue;
         }
         if let Some(splat) = unknown_splat {
@@ -211,7 +183,7 @@ pub fn bind<'e>(
         match &param.default {
             Some(default) => bound[i].push(RawArg {
                 source: ArgSource::Default,
-                expr: Some(default),
+                expr: Some(std::borrow::Cow::Borrowed(&**default)),
                 file: default_file,
                 span: Span::of(&**default),
                 conds: Vec::new(),
@@ -237,26 +209,8 @@ pub fn render(resolver: &Resolver, raw: &RawArg) -> ArgValue {
     let text = &index.file(raw.file).text;
     let (code_text, value) = match raw.source {
         ArgSource::Missing => (String::new(), None),
-        ArgSource::Unknown => (
-            format!(
-                "maybe from *{}",
-                snippet(text, raw.span).trim_start_matches('*')
-            ),
-            None,
-        ),
-        _ => {
-            let value = match raw.expr {
-                Some(expr) => constant(expr),
-                None => {
-                    // Dict entries carry a span only; the text is the value.
-                    let snippet_text = snippet(text, raw.span);
-                    ruff_python_parser::parse_expression(&snippet_text)
-                        .ok()
-                        .and_then(|p| constant(p.expr()))
-                }
-            };
-            (code(index, raw.file, raw.span), value)
-        }
+        ArgSource::Unknown => (format!("maybe from *{}", snippet(text, raw.span).trim_start_matches('*')), None),
+        _ => (code(index, raw.file, raw.span), raw.expr.as_deref().and_then(constant)),
     };
     ArgValue {
         source: raw.source,

@@ -20,11 +20,7 @@ impl Location {
     pub fn new(index: &Index, file: FileId, span: impl Ranged) -> Self {
         let f = index.file(file);
         let pos = f.position(span.range().start());
-        Location {
-            path: f.display.clone(),
-            line: pos.line,
-            column: pos.column,
-        }
+        Location { path: f.display.clone(), line: pos.line, column: pos.column }
     }
 }
 
@@ -46,14 +42,8 @@ pub struct Condition {
 /// configuration.
 pub fn conditions(index: &Index, conds: &[Cond]) -> Vec<Condition> {
     let mut out: Vec<Condition> = Vec::new();
-    for cond in conds
-        .iter()
-        .filter(|c| c.guard.kind != crate::index::GuardKind::NoRaise)
-    {
-        let c = Condition {
-            text: cond.render(index),
-            location: Location::new(index, cond.file, cond.guard.range),
-        };
+    for cond in conds.iter().filter(|c| c.guard.kind != crate::index::GuardKind::NoRaise) {
+        let c = Condition { text: cond.render(index), location: Location::new(index, cond.file, cond.guard.range) };
         if !out.contains(&c) {
             out.push(c);
         }
@@ -142,17 +132,11 @@ pub struct Denotes {
 pub fn denotes(resolver: &Resolver, found: &Found) -> Denotes {
     let index = resolver.index;
     let location = match &found.def {
-        Def::Class(c) | Def::Instance(c) => {
-            Some(Location::new(index, c.file, index.class(*c).name_range))
-        }
+        Def::Class(c) | Def::Instance(c) => Some(Location::new(index, c.file, index.class(*c).name_range)),
         Def::Function(f) | Def::BoundMethod { func: f, .. } => {
             Some(Location::new(index, f.file, index.function(*f).name_range))
         }
-        Def::Module(file) => Some(Location {
-            path: index.file(*file).display.clone(),
-            line: 1,
-            column: 1,
-        }),
+        Def::Module(file) => Some(Location { path: index.file(*file).display.clone(), line: 1, column: 1 }),
         Def::Opaque { file, range, .. } => Some(Location::new(index, *file, *range)),
         _ => None,
     };

@@ -74,13 +74,8 @@ pub fn instances(resolver: &Resolver, class: ClassId, with_subclasses: bool) -> 
         .par_iter()
         .map(|&file| {
             let module = index.file(file).ast();
-            let mut finder = SiteFinder {
-                resolver,
-                targets: &target_set,
-                names: &names,
-                sites: Vec::new(),
-                unresolved: Vec::new(),
-            };
+            let mut finder =
+                SiteFinder { resolver, targets: &target_set, names: &names, sites: Vec::new(), unresolved: Vec::new() };
             walk_module(index, file, &module, &mut finder);
             (finder.sites, finder.unresolved)
         })
@@ -108,17 +103,10 @@ pub fn instances(resolver: &Resolver, class: ClassId, with_subclasses: bool) -> 
 /// an expression that resolves to one (aliases) and functions that return one (factories).
 pub fn denoting_names(resolver: &Resolver, targets: &FxHashSet<ClassId>) -> Vec<String> {
     let index = resolver.index;
-    let mut names: Vec<String> = targets
-        .iter()
-        .map(|c| index.class(*c).name.to_string())
-        .collect();
+    let mut names: Vec<String> = targets.iter().map(|c| index.class(*c).name.to_string()).collect();
     names.sort();
     names.dedup();
-    let denotes_target = |found: &[Found]| {
-        found
-            .iter()
-            .any(|f| matches!(f.def, Def::Class(c) if targets.contains(&c)))
-    };
+    let denotes_target = |found: &[Found]| found.iter().any(|f| matches!(f.def, Def::Class(c) if targets.contains(&c)));
     for _ in 0..MAX_ROUNDS {
         let files = files_mentioning(index, &names);
         let found: Mutex<Vec<String>> = Mutex::new(Vec::new());
@@ -126,31 +114,19 @@ pub fn denoting_names(resolver: &Resolver, targets: &FxHashSet<ClassId>) -> Vec<
             let facts = &index.file(file).facts;
             let text = index.file(file).text.as_bytes();
             let mentions = |span: Span| {
-                names.iter().any(|n| {
-                    super::walk::contains_word(
-                        &text[span.start as usize..span.end as usize],
-                        n.as_bytes(),
-                    )
-                })
+                names
+                    .iter()
+                    .any(|n| super::walk::contains_word(&text[span.start as usize..span.end as usize], n.as_bytes()))
             };
             let mut new = Vec::new();
             let module_values = facts.bindings.iter().map(|b| (b, Ctx::module(file)));
             let class_values = facts.classes.iter().enumerate().flat_map(|(i, c)| {
-                let ctx = Ctx {
-                    file,
-                    function: None,
-                    class: Some(ClassId {
-                        file,
-                        local: i as u32,
-                    }),
-                };
+                let ctx = Ctx { file, function: None, class: Some(ClassId { file, local: i as u32 }) };
                 c.body.iter().map(move |b| (b, ctx))
             });
             for (binding, ctx) in module_values.chain(class_values) {
                 if let BindingKind::Value { value: Some(value) } = &binding.kind {
-                    if mentions(Span::of(&**value))
-                        && denotes_target(&resolver.resolve(&ctx, value))
-                    {
+                    if mentions(Span::of(&**value)) && denotes_target(&resolver.resolve(&ctx, value)) {
                         new.push(binding.name.to_string());
                     }
                 }
@@ -165,9 +141,7 @@ pub fn denoting_names(resolver: &Resolver, targets: &FxHashSet<ClassId>) -> Vec<
                 for (name, bindings) in &scope.bindings {
                     for binding in bindings {
                         if let crate::resolve::LocalKind::Value(value) = &binding.kind {
-                            if mentions(Span::of(&**value))
-                                && denotes_target(&resolver.resolve(&ctx, value))
-                            {
+                            if mentions(Span::of(&**value)) && denotes_target(&resolver.resolve(&ctx, value)) {
                                 new.push(name.to_string());
                             }
                         }
@@ -220,10 +194,7 @@ impl Visit for SiteFinder<'_, '_> {
         let index = self.resolver.index;
         let file = place.ctx.file;
         let callee_text = snippet(&index.file(file).text, call.func.range());
-        let mentions = self
-            .names
-            .iter()
-            .any(|n| super::walk::contains_word(callee_text.as_bytes(), n.as_bytes()));
+        let mentions = self.names.iter().any(|n| super::walk::contains_word(callee_text.as_bytes(), n.as_bytes()));
         if !mentions && !names_own_class(&call.func) {
             return;
         }
@@ -243,12 +214,7 @@ impl Visit for SiteFinder<'_, '_> {
             if mentions {
                 for f in &found {
                     if let Def::Unresolved(reason) = &f.def {
-                        self.unresolved.push(Unresolved::new(
-                            index,
-                            file,
-                            call.func.range(),
-                            reason.clone(),
-                        ));
+                        self.unresolved.push(Unresolved::new(index, file, call.func.range(), reason.clone()));
                     }
                 }
             }
@@ -261,24 +227,13 @@ impl Visit for SiteFinder<'_, '_> {
 }
 
 impl SiteFinder<'_, '_> {
-    fn site(
-        &self,
-        place: &Place,
-        call: &ExprCall,
-        class: ClassId,
-        ways: &[&Found],
-    ) -> InstanceSite {
+    fn site(&self, place: &Place, call: &ExprCall, class: ClassId, ways: &[&Found]) -> InstanceSite {
         let resolver = self.resolver;
         let index = resolver.index;
         let file = place.ctx.file;
         let location = Location::new(index, file, call.range());
-        let mut ways: Vec<Way> = ways
-            .iter()
-            .map(|f| Way {
-                via: steps(index, &f.hops),
-                conditions: conditions(index, &f.conds),
-            })
-            .collect();
+        let mut ways: Vec<Way> =
+            ways.iter().map(|f| Way { via: steps(index, &f.hops), conditions: conditions(index, &f.conds) }).collect();
         ways.sort();
         ways.dedup();
         let (init, arguments) = bind_constructor(resolver, &place.ctx, call, class);
@@ -297,10 +252,7 @@ impl SiteFinder<'_, '_> {
 
 /// The parameters a call of `class` binds: its `__init__` through the MRO, or the fields of a
 /// NamedTuple / dataclass.
-pub fn constructor_params(
-    resolver: &Resolver,
-    class: ClassId,
-) -> Option<(Option<FuncId>, Vec<Param>, FileId)> {
+pub fn constructor_params(resolver: &Resolver, class: ClassId) -> Option<(Option<FuncId>, Vec<Param>, FileId)> {
     let index = resolver.index;
     let mro = resolver.mro(class);
     for base in &mro.classes {
@@ -332,9 +284,7 @@ pub fn constructor_params(
         for binding in &facts.body {
             let (default, annotation) = match &binding.kind {
                 BindingKind::Annotated { annotation } => (None, Some(annotation.clone())),
-                BindingKind::Value { value } if is_annotated(resolver, *base, binding.range) => {
-                    (value.clone(), None)
-                }
+                BindingKind::Value { value } if is_annotated(resolver, *base, binding.range) => (value.clone(), None),
                 _ => continue,
             };
             params.retain(|p| p.name != binding.name);
@@ -368,14 +318,7 @@ pub fn bind_constructor(
     let Some((init, params, defaults_file)) = constructor_params(resolver, class) else {
         return (None, Vec::new());
     };
-    let bound = bind(
-        resolver,
-        ctx,
-        call.range().start(),
-        &call.arguments,
-        &params,
-        defaults_file,
-    );
+    let bound = bind(resolver, ctx, call.range().start(), &call.arguments, &params, defaults_file);
     let arguments = bound
         .into_iter()
         .map(|(i, raws)| ParamBinding {

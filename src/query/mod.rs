@@ -2,8 +2,12 @@
 //! pure function from the index and resolver to an answer that [`crate::report`] renders.
 
 pub mod args;
+pub mod bindings;
 pub mod common;
+pub mod hierarchy;
 pub mod instances;
+pub mod origin;
+pub mod refs;
 pub mod stats;
 pub mod target;
 pub mod walk;

@@ -15,37 +15,19 @@ pub enum Target {
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {
     #[error("no definition named `{spec}` in the tree{}", suggest(.suggestions))]
-    NotFound {
-        spec: String,
-        suggestions: Vec<String>,
-    },
+    NotFound { spec: String, suggestions: Vec<String> },
     #[error("`{spec}` is ambiguous; give one of these dotted paths:\n{}", list(.candidates))]
-    Ambiguous {
-        spec: String,
-        candidates: Vec<String>,
-    },
+    Ambiguous { spec: String, candidates: Vec<String> },
     #[error("`{spec}` is {what}, not {wanted}")]
-    WrongKind {
-        spec: String,
-        what: String,
-        wanted: &'static str,
-    },
+    WrongKind { spec: String, what: String, wanted: &'static str },
 }
 
 fn suggest(suggestions: &[String]) -> String {
-    if suggestions.is_empty() {
-        String::new()
-    } else {
-        format!("; similar names:\n{}", list(suggestions))
-    }
+    if suggestions.is_empty() { String::new() } else { format!("; similar names:\n{}", list(suggestions)) }
 }
 
 fn list(items: &[String]) -> String {
-    items
-        .iter()
-        .map(|c| format!("  {c}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    items.iter().map(|c| format!("  {c}")).collect::<Vec<_>>().join("\n")
 }
 
 impl Target {
@@ -91,9 +73,7 @@ pub fn find(resolver: &Resolver, spec: &str) -> Result<Target, TargetError> {
     }
     let mut candidates: Vec<Target> = Vec::new();
     for class in index.all_classes() {
-        if index.class(class).qualname == spec
-            || index.class_path(class).ends_with(&format!(".{spec}"))
-        {
+        if index.class(class).qualname == spec || index.class_path(class).ends_with(&format!(".{spec}")) {
             candidates.push(Target::Class(class));
         }
     }
@@ -108,10 +88,7 @@ pub fn find(resolver: &Resolver, spec: &str) -> Result<Target, TargetError> {
     candidates.sort_by_key(|t| t.path(index));
     match candidates.len() {
         1 => Ok(candidates[0]),
-        0 => Err(TargetError::NotFound {
-            spec: spec.into(),
-            suggestions: similar(index, spec),
-        }),
+        0 => Err(TargetError::NotFound { spec: spec.into(), suggestions: similar(index, spec) }),
         _ => Err(TargetError::Ambiguous {
             spec: spec.into(),
             candidates: candidates.iter().map(|t| t.path(index)).collect(),
@@ -122,16 +99,12 @@ pub fn find(resolver: &Resolver, spec: &str) -> Result<Target, TargetError> {
 pub fn find_class(resolver: &Resolver, spec: &str) -> Result<ClassId, TargetError> {
     match find(resolver, spec)? {
         Target::Class(c) => Ok(c),
-        Target::Function(_) => Err(TargetError::WrongKind {
-            spec: spec.into(),
-            what: "a function".into(),
-            wanted: "a class",
-        }),
-        Target::Module(_) => Err(TargetError::WrongKind {
-            spec: spec.into(),
-            what: "a module".into(),
-            wanted: "a class",
-        }),
+        Target::Function(_) => {
+            Err(TargetError::WrongKind { spec: spec.into(), what: "a function".into(), wanted: "a class" })
+        }
+        Target::Module(_) => {
+            Err(TargetError::WrongKind { spec: spec.into(), what: "a module".into(), wanted: "a class" })
+        }
     }
 }
 

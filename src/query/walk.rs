@@ -27,40 +27,11 @@ pub trait Visit {
 /// Walks all of `module` (which is `file`'s syntax tree).
 pub fn walk_module(index: &Index, file: FileId, module: &ModModule, visit: &mut impl Visit) {
     let facts = &index.file(file).facts;
-    let functions: FxHashMap<Span, FuncId> = facts
-        .functions
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            (
-                f.range,
-                FuncId {
-                    file,
-                    local: i as u32,
-                },
-            )
-        })
-        .collect();
-    let classes: FxHashMap<Span, ClassId> = facts
-        .classes
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            (
-                c.range,
-                ClassId {
-                    file,
-                    local: i as u32,
-                },
-            )
-        })
-        .collect();
-    let mut walker = Walker {
-        file,
-        functions,
-        classes,
-        visit,
-    };
+    let functions: FxHashMap<Span, FuncId> =
+        facts.functions.iter().enumerate().map(|(i, f)| (f.range, FuncId { file, local: i as u32 })).collect();
+    let classes: FxHashMap<Span, ClassId> =
+        facts.classes.iter().enumerate().map(|(i, c)| (c.range, ClassId { file, local: i as u32 })).collect();
+    let mut walker = Walker { file, functions, classes, visit };
     walker.suite(&module.body, Ctx::module(file), &mut Vec::new(), 0);
 }
 
@@ -79,10 +50,7 @@ impl<V: Visit> Walker<'_, V> {
         let outer = conds.len();
         for stmt in suite {
             self.stmt(stmt, ctx, conds, depth);
-            conds.extend(fallthrough_guards(stmt).into_iter().map(|guard| Cond {
-                file: self.file,
-                guard,
-            }));
+            conds.extend(fallthrough_guards(stmt).into_iter().map(|guard| Cond { file: self.file, guard }));
         }
         conds.truncate(outer);
     }
@@ -90,13 +58,7 @@ impl<V: Visit> Walker<'_, V> {
     fn stmt(&mut self, stmt: &Stmt, ctx: Ctx, conds: &mut Vec<Cond>, depth: usize) {
         self.visit.stmt(&Place { ctx, conds }, stmt);
         // The statement's own expressions (headers, values, decorators, defaults, bases).
-        let mut exprs = ExprWalker {
-            file: self.file,
-            ctx,
-            conds: conds.clone(),
-            depth: 0,
-            visit: &mut *self.visit,
-        };
+        let mut exprs = ExprWalker { file: self.file, ctx, conds: conds.clone(), depth: 0, visit: &mut *self.visit };
         walk_stmt(&mut exprs, stmt);
         match stmt {
             Stmt::FunctionDef(def) => {
@@ -106,21 +68,14 @@ impl<V: Visit> Walker<'_, V> {
             }
             Stmt::ClassDef(def) => {
                 if let Some(&class) = self.classes.get(&Span::of(def)) {
-                    let inner = Ctx {
-                        file: self.file,
-                        function: None,
-                        class: Some(class),
-                    };
+                    let inner = Ctx { file: self.file, function: None, class: Some(class) };
                     self.suite(&def.body, inner, &mut Vec::new(), depth + 1);
                 }
             }
             _ => {
                 for child in child_suites(stmt) {
                     let outer = conds.len();
-                    conds.extend(child.guards.into_iter().map(|guard| Cond {
-                        file: self.file,
-                        guard,
-                    }));
+                    conds.extend(child.guards.into_iter().map(|guard| Cond { file: self.file, guard }));
                     self.suite(child.body, ctx, conds, depth + 1);
                     conds.truncate(outer);
                 }
@@ -140,10 +95,7 @@ struct ExprWalker<'v, V> {
 
 impl<V: Visit> ExprWalker<'_, V> {
     fn with_cond(&mut self, range: Span, kind: GuardKind, expr: &Expr) {
-        self.conds.push(Cond {
-            file: self.file,
-            guard: Guard { range, kind },
-        });
+        self.conds.push(Cond { file: self.file, guard: Guard { range, kind } });
         self.visit_expr(expr);
         self.conds.pop();
     }
@@ -159,13 +111,7 @@ impl<'a, V: Visit> Visitor<'a> for ExprWalker<'_, V> {
             return;
         }
         self.depth += 1;
-        self.visit.expr(
-            &Place {
-                ctx: self.ctx,
-                conds: &self.conds,
-            },
-            expr,
-        );
+        self.visit.expr(&Place { ctx: self.ctx, conds: &self.conds }, expr);
         match expr {
             Expr::If(ifexp) => {
                 self.visit_expr(&ifexp.test);
@@ -182,13 +128,7 @@ impl<'a, V: Visit> Visitor<'a> for ExprWalker<'_, V> {
                 let outer = self.conds.len();
                 for value in &boolop.values {
                     self.visit_expr(value);
-                    self.conds.push(Cond {
-                        file: self.file,
-                        guard: Guard {
-                            range: Span::of(value),
-                            kind,
-                        },
-                    });
+                    self.conds.push(Cond { file: self.file, guard: Guard { range: Span::of(value), kind } });
                 }
                 self.conds.truncate(outer);
             }
@@ -214,11 +154,7 @@ pub fn files_mentioning(index: &Index, words: &[String]) -> Vec<FileId> {
     use rayon::prelude::*;
     let ids: Vec<FileId> = index.files.indices().collect();
     ids.into_par_iter()
-        .filter(|&file| {
-            words
-                .iter()
-                .any(|w| contains_word(index.file(file).text.as_bytes(), w.as_bytes()))
-        })
+        .filter(|&file| words.iter().any(|w| contains_word(index.file(file).text.as_bytes(), w.as_bytes())))
         .collect()
 }
 

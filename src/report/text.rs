@@ -4,9 +4,11 @@
 
 use std::fmt::Write;
 
-use crate::query::args::{ArgSource, ParamBinding};
+use crate::query::args::{ArgSource, ArgValue, ParamBinding};
+use crate::query::bindings::BindingsReport;
 use crate::query::common::{Condition, Step, Unresolved, short};
 use crate::query::instances::InstancesReport;
+use crate::query::origin::Origin;
 use crate::query::stats::Stats;
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -23,17 +25,9 @@ fn conditions(out: &mut String, indent: &str, label: &str, conds: &[Condition]) 
 
 fn steps(out: &mut String, indent: &str, steps: &[Step]) {
     for step in steps {
-        let kind = serde_json::to_value(step.kind)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "{indent}{:<15} {}  {}",
-            kind.replace('_', " "),
-            step.location,
-            short(&step.code)
-        );
+        let kind =
+            serde_json::to_value(step.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let _ = writeln!(out, "{indent}{:<15} {}  {}", kind.replace('_', " "), step.location, short(&step.code));
     }
 }
 
@@ -43,14 +37,38 @@ fn unresolved(out: &mut String, items: &[Unresolved]) {
     }
     let _ = writeln!(out, "\nunresolved ({}):", items.len());
     for item in items {
-        let _ = writeln!(
-            out,
-            "  {}  {}\n      {}",
-            item.location,
-            short(&item.code),
-            item.reason
-        );
+        let _ = writeln!(out, "  {}  {}\n      {}", item.location, short(&item.code), item.reason);
     }
+}
+
+fn source_name(source: ArgSource) -> &'static str {
+    match source {
+        ArgSource::Keyword => "keyword",
+        ArgSource::Positional => "positional",
+        ArgSource::Dict => "from **dict",
+        ArgSource::Default => "default",
+        ArgSource::Collected => "collected",
+        ArgSource::Unknown => "unknown",
+        ArgSource::Missing => "missing",
+    }
+}
+
+/// `code  [source location] when ...` for one argument value.
+fn arg_value(value: &ArgValue) -> String {
+    let code = if value.source == ArgSource::Missing { "(not given)".to_string() } else { short(&value.code) };
+    let mut line = format!("{code}  [{}", source_name(value.source));
+    if matches!(value.source, ArgSource::Dict | ArgSource::Default) {
+        let _ = write!(line, " {}", value.location);
+    }
+    line.push(']');
+    if !value.conditions.is_empty() {
+        let joined: Vec<&str> = value.conditions.iter().map(|c| c.text.as_str()).collect();
+        let _ = write!(line, " when {}", joined.join(" and "));
+    }
+    if value.overridden {
+        line.push_str(" (replaced by a later entry when that one applies)");
+    }
+    line
 }
 
 pub fn arguments(out: &mut String, indent: &str, args: &[ParamBinding]) {
@@ -58,53 +76,72 @@ pub fn arguments(out: &mut String, indent: &str, args: &[ParamBinding]) {
     for arg in args {
         for (i, value) in arg.values.iter().enumerate() {
             let name = if i == 0 { arg.param.as_str() } else { "" };
-            let source = match value.source {
-                ArgSource::Keyword => "keyword",
-                ArgSource::Positional => "positional",
-                ArgSource::Dict => "from **dict",
-                ArgSource::Default => "default",
-                ArgSource::Collected => "collected",
-                ArgSource::Unknown => "unknown",
-                ArgSource::Missing => "missing",
-            };
-            let code = if value.source == ArgSource::Missing {
-                "(not given)".to_string()
-            } else {
-                short(&value.code)
-            };
-            let mut line = format!("{indent}{name:<width$} = {code}  [{source}");
-            if matches!(value.source, ArgSource::Dict | ArgSource::Default) {
-                let _ = write!(line, " {}", value.location);
-            }
-            line.push(']');
-            if !value.conditions.is_empty() {
-                let joined: Vec<&str> = value.conditions.iter().map(|c| c.text.as_str()).collect();
-                let _ = write!(line, " when {}", joined.join(" and "));
-            }
-            if value.overridden {
-                line.push_str(" (replaced by a later entry when that one applies)");
-            }
-            let _ = writeln!(out, "{line}");
+            let _ = writeln!(out, "{indent}{name:<width$} = {}", arg_value(value));
         }
     }
+}
+
+fn origin(out: &mut String, indent: &str, origin: &Origin) {
+    let kind = serde_json::to_value(origin.kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+        .replace('_', " ");
+    let location = origin.location.as_ref().map(|l| format!("  {l}")).unwrap_or_default();
+    let by_name = if origin.by_name_only { "  (matched by name: the receiver's class is not known)" } else { "" };
+    let _ = writeln!(out, "{indent}from {kind}{location}{by_name}");
+    let _ = writeln!(out, "{indent}  {}", short(&origin.code));
+    if !origin.conditions.is_empty() {
+        let joined: Vec<&str> = origin.conditions.iter().map(|c| c.text.as_str()).collect();
+        let _ = writeln!(out, "{indent}  when {}", short(&joined.join(" and ")));
+    }
+    for inner in &origin.inner {
+        self::origin(out, &format!("{indent}    "), inner);
+    }
+}
+
+pub fn bindings(report: &BindingsReport) -> String {
+    let mut out = String::new();
+    let sites = plural(report.sites.len(), "call site", "call sites");
+    match report.callables.as_slice() {
+        [one] => {
+            let _ = writeln!(out, "{}: bound at {sites} of {one}", report.param);
+        }
+        many => {
+            let _ = writeln!(
+                out,
+                "{}: bound at {sites}, over {} that take it",
+                report.param,
+                plural(many.len(), "callable", "callables")
+            );
+        }
+    }
+    for site in &report.sites {
+        let _ = writeln!(out, "\n{}  in {}", site.location, site.enclosing);
+        let _ = writeln!(out, "  | {}", short(&site.line));
+        let _ = writeln!(out, "  calls {}", site.callee);
+        steps(&mut out, "    via ", &site.via);
+        conditions(&mut out, "    if  ", "", &site.callee_conditions);
+        conditions(&mut out, "  ", "when: ", &site.conditions);
+        for value in &site.values {
+            let _ = writeln!(out, "  {} = {}", report.param, arg_value(&value.arg));
+            for o in &value.origins {
+                origin(&mut out, "      ", o);
+            }
+        }
+    }
+    unresolved(&mut out, &report.unresolved);
+    out
 }
 
 pub fn instances(report: &InstancesReport) -> String {
     let mut out = String::new();
     let what = if report.classes.len() > 1 {
-        format!(
-            "{} and its {}",
-            report.class.path,
-            plural(report.classes.len() - 1, "subclass", "subclasses")
-        )
+        format!("{} and its {}", report.class.path, plural(report.classes.len() - 1, "subclass", "subclasses"))
     } else {
         report.class.path.clone()
     };
-    let _ = writeln!(
-        out,
-        "{what}: constructed at {}",
-        plural(report.sites.len(), "site", "sites")
-    );
+    let _ = writeln!(out, "{what}: constructed at {}", plural(report.sites.len(), "site", "sites"));
     let _ = writeln!(out, "  defined at {}", report.class.location);
     let _ = writeln!(out, "  names that denote it: {}", report.names.join(", "));
     for site in &report.sites {
@@ -123,11 +160,7 @@ pub fn instances(report: &InstancesReport) -> String {
         conditions(&mut out, "  ", "when: ", &site.conditions);
         match &site.init {
             Some(init) => {
-                let _ = writeln!(
-                    out,
-                    "  arguments (bound to {} at {}):",
-                    init.path, init.location
-                );
+                let _ = writeln!(out, "  arguments (bound to {} at {}):", init.path, init.location);
             }
             None if !site.arguments.is_empty() => {
                 let _ = writeln!(out, "  arguments (fields):");
@@ -144,11 +177,7 @@ pub fn instances(report: &InstancesReport) -> String {
 
 pub fn stats(stats: &Stats) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "files:      {} ({} unreadable)",
-        stats.files, stats.unreadable_files
-    );
+    let _ = writeln!(out, "files:      {} ({} unreadable)", stats.files, stats.unreadable_files);
     let _ = writeln!(out, "packages:   {}", stats.packages);
     let _ = writeln!(out, "classes:    {}", stats.classes);
     let _ = writeln!(out, "functions:  {}", stats.functions);
@@ -157,5 +186,104 @@ pub fn stats(stats: &Stats) -> String {
     for d in &stats.diagnostics {
         let _ = writeln!(out, "  {d}");
     }
+    out
+}
+
+pub fn hierarchy(report: &crate::query::hierarchy::HierarchyReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}  ({})", report.class.path, report.class.location);
+    let _ = writeln!(out, "\nbases:");
+    if report.bases.is_empty() {
+        let _ = writeln!(out, "  (none)");
+    }
+    for base in &report.bases {
+        let _ = writeln!(out, "  {}", short(&base.code));
+        for d in &base.resolved {
+            let location = d.location.as_ref().map(|l| format!("  {l}")).unwrap_or_default();
+            let _ = writeln!(out, "    = {}{location}", d.description);
+        }
+    }
+    let _ = writeln!(out, "\nmro:");
+    for (i, item) in report.mro.iter().enumerate() {
+        let location =
+            item.location.as_ref().map(|l| format!("  {l}")).unwrap_or_else(|| "  (outside the tree)".into());
+        let _ = writeln!(out, "  {:>2}. {}{location}", i + 1, item.path);
+    }
+    for problem in &report.mro_problems {
+        let _ = writeln!(out, "  problem: {problem}");
+    }
+    let _ = writeln!(out, "\nsubclasses ({}):", report.subclasses.len());
+    for sub in &report.subclasses {
+        let _ = writeln!(out, "  {}  {}  (derives from {})", sub.class.path, sub.class.location, sub.base);
+    }
+    let _ = writeln!(out, "\nmethods ({}):", report.methods.len());
+    let width = report.methods.iter().map(|m| m.name.len()).max().unwrap_or(0);
+    for method in &report.methods {
+        let kind = match method.kind {
+            crate::index::FunctionKind::Property => " (property)",
+            crate::index::FunctionKind::ClassMethod => " (classmethod)",
+            crate::index::FunctionKind::StaticMethod => " (staticmethod)",
+            _ => "",
+        };
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {}{kind}  {}",
+            method.name, method.provided_by.path, method.provided_by.location
+        );
+        for o in &method.overrides {
+            let _ = writeln!(out, "  {:<width$}    overrides {}  {}", "", o.path, o.location);
+        }
+        for o in &method.overridden_in {
+            let _ = writeln!(out, "  {:<width$}    overridden in {}  {}", "", o.path, o.location);
+        }
+    }
+    let _ = writeln!(out, "\ninstance attributes ({}):", report.attributes.len());
+    for attr in &report.attributes {
+        let _ = writeln!(out, "  {}", attr.name);
+        for write in &attr.assignments {
+            let _ = writeln!(out, "    {}  {}", write.by, write.location);
+            let _ = writeln!(out, "      {}", short(&write.code));
+            if !write.conditions.is_empty() {
+                let joined: Vec<&str> = write.conditions.iter().map(|c| c.text.as_str()).collect();
+                let _ = writeln!(out, "      when {}", short(&joined.join(" and ")));
+            }
+            for held in &write.holds {
+                let location = held.location.as_ref().map(|l| format!("  {l}")).unwrap_or_default();
+                let when = if held.conditions.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "  when {}",
+                        short(&held.conditions.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" and "))
+                    )
+                };
+                let assumed = if held.via.iter().any(|s| s.kind == crate::resolve::HopKind::Annotation) {
+                    "  (from a parameter's annotation, not from a caller)"
+                } else {
+                    ""
+                };
+                let _ = writeln!(out, "      holds {}{location}{when}{assumed}", held.description);
+            }
+        }
+    }
+    out
+}
+
+pub fn refs(report: &crate::query::refs::RefsReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}: {}", report.target, plural(report.references.len(), "reference", "references"));
+    for r in &report.references {
+        let kind = serde_json::to_value(r.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let enclosing = if r.enclosing.is_empty() { String::new() } else { format!("  in {}", r.enclosing) };
+        let _ = writeln!(out, "  {:<10} {}{enclosing}\n             | {}", kind, r.location, short(&r.line));
+    }
+    if report.other_matches > 0 {
+        let _ = writeln!(
+            out,
+            "\n{} of the same name resolve to other definitions (not listed)",
+            plural(report.other_matches, "occurrence", "occurrences")
+        );
+    }
+    unresolved(&mut out, &report.unresolved);
     out
 }

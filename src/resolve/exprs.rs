@@ -24,19 +24,11 @@ pub struct Ctx {
 
 impl Ctx {
     pub fn module(file: FileId) -> Self {
-        Ctx {
-            file,
-            function: None,
-            class: None,
-        }
+        Ctx { file, function: None, class: None }
     }
 
     pub fn function(func: FuncId) -> Self {
-        Ctx {
-            file: func.file,
-            function: Some(func),
-            class: None,
-        }
+        Ctx { file: func.file, function: Some(func), class: None }
     }
 }
 
@@ -50,13 +42,7 @@ pub struct Walk {
 }
 
 fn cond(file: FileId, range: Span, kind: GuardKind) -> Cond {
-    Cond {
-        file,
-        guard: Guard {
-            range: range.into(),
-            kind,
-        },
-    }
+    Cond { file, guard: Guard { range: range.into(), kind } }
 }
 
 fn with_prefix(found: Vec<Found>, hops: &[Hop], conds: &[Cond]) -> Vec<Found> {
@@ -79,9 +65,7 @@ fn finish(mut found: Vec<Found>) -> Vec<Found> {
     found.dedup();
     if found.len() > MAX_ALTERNATIVES {
         found.truncate(MAX_ALTERNATIVES);
-        found.push(Found::unresolved(format!(
-            "more than {MAX_ALTERNATIVES} alternatives; the rest are not listed"
-        )));
+        found.push(Found::unresolved(format!("more than {MAX_ALTERNATIVES} alternatives; the rest are not listed")));
     }
     found
 }
@@ -99,9 +83,7 @@ impl Resolver<'_> {
 
     pub(crate) fn expr(&self, ctx: &Ctx, expr: &Expr, walk: &mut Walk) -> Vec<Found> {
         if walk.depth > MAX_DEPTH {
-            return vec![Found::unresolved(format!(
-                "resolution deeper than {MAX_DEPTH} steps"
-            ))];
+            return vec![Found::unresolved(format!("resolution deeper than {MAX_DEPTH} steps"))];
         }
         walk.depth += 1;
         let found = self.expr_inner(ctx, expr, walk);
@@ -133,11 +115,7 @@ impl Resolver<'_> {
             Expr::Call(call) => self.call_result(ctx, call, walk),
             Expr::If(ifexp) => {
                 let test = ifexp.test.range();
-                let hop = |e: &Expr| Hop {
-                    file: ctx.file,
-                    range: e.range().into(),
-                    kind: HopKind::Branch,
-                };
+                let hop = |e: &Expr| Hop { file: ctx.file, range: e.range().into(), kind: HopKind::Branch };
                 let mut out = with_prefix(
                     self.expr(ctx, &ifexp.body, walk),
                     &[hop(&ifexp.body)],
@@ -158,11 +136,7 @@ impl Resolver<'_> {
                 };
                 let mut out = Vec::new();
                 for value in values {
-                    let hop = Hop {
-                        file: ctx.file,
-                        range: value.range().into(),
-                        kind: HopKind::Branch,
-                    };
+                    let hop = Hop { file: ctx.file, range: value.range().into(), kind: HopKind::Branch };
                     out.extend(with_prefix(self.expr(ctx, value, walk), &[hop], &[]));
                 }
                 out
@@ -184,26 +158,14 @@ impl Resolver<'_> {
             if scope.is_local(name) {
                 let mut out = Vec::new();
                 for binding in &scope.bindings[name] {
-                    let conds: Vec<Cond> = binding
-                        .guards
-                        .iter()
-                        .map(|&guard| Cond {
-                            file: func.file,
-                            guard,
-                        })
-                        .collect();
-                    let hop = |kind| Hop {
-                        file: func.file,
-                        range: binding.stmt,
-                        kind,
-                    };
+                    let conds: Vec<Cond> =
+                        binding.guards.iter().map(|&guard| Cond { file: func.file, guard }).collect();
+                    let hop = |kind| Hop { file: func.file, range: binding.stmt, kind };
                     let found = match &binding.kind {
                         LocalKind::Param => self.param(func, name, walk),
-                        LocalKind::Value(value) => with_prefix(
-                            self.expr(&Ctx::function(func), value, walk),
-                            &[hop(HopKind::Alias)],
-                            &[],
-                        ),
+                        LocalKind::Value(value) => {
+                            with_prefix(self.expr(&Ctx::function(func), value, walk), &[hop(HopKind::Alias)], &[])
+                        }
                         LocalKind::Import { module } => vec![Found::new(self.module_def(module))],
                         LocalKind::ImportFrom { module, name } => {
                             let found = self.import_from_pub(module, name, walk);
@@ -225,16 +187,9 @@ impl Resolver<'_> {
         }
         if let (None, Some(class)) = (ctx.function, ctx.class) {
             let facts = self.index.class(class);
-            let bindings: Vec<_> = facts
-                .body
-                .iter()
-                .filter(|b| b.name.as_str() == name)
-                .collect();
+            let bindings: Vec<_> = facts.body.iter().filter(|b| b.name.as_str() == name).collect();
             if !bindings.is_empty() {
-                return bindings
-                    .into_iter()
-                    .flat_map(|b| self.binding_def(class.file, Some(class), b, walk))
-                    .collect();
+                return bindings.into_iter().flat_map(|b| self.binding_def(class.file, Some(class), b, walk)).collect();
             }
         }
         let found = self.global_in(ctx.file, name, walk);
@@ -244,10 +199,7 @@ impl Resolver<'_> {
         if super::BUILTINS.contains(&name) {
             return vec![Found::new(Def::Builtin(Name::new(name)))];
         }
-        vec![Found::unresolved(format!(
-            "`{name}` is not defined in {}",
-            self.index.file(ctx.file).module
-        ))]
+        vec![Found::unresolved(format!("`{name}` is not defined in {}", self.index.file(ctx.file).module))]
     }
 
     /// The function whose body encloses `func`'s definition (through class bodies).
@@ -266,45 +218,27 @@ impl Resolver<'_> {
     /// annotated with a class of the tree.
     fn param(&self, func: FuncId, name: &str, walk: &mut Walk) -> Vec<Found> {
         let facts = self.index.function(func);
-        let is_first = facts
-            .params
-            .first()
-            .is_some_and(|p| p.name.as_str() == name);
+        let is_first = facts.params.first().is_some_and(|p| p.name.as_str() == name);
         if let (true, Some(class)) = (is_first, facts.class()) {
             match facts.kind {
                 FunctionKind::Method | FunctionKind::Property | FunctionKind::PropertyAccessor => {
                     return vec![Found::new(Def::Instance(class))];
                 }
                 FunctionKind::ClassMethod => {
-                    let hop = Hop {
-                        file: func.file,
-                        range: facts.params[0].range,
-                        kind: HopKind::OwnClass,
-                    };
+                    let hop = Hop { file: func.file, range: facts.params[0].range, kind: HopKind::OwnClass };
                     return vec![Found::new(Def::Class(class)).behind(Some(hop), &[])];
                 }
                 _ => {}
             }
         }
-        let param_def = Def::Param {
-            func,
-            name: Name::new(name),
-        };
+        let param_def = Def::Param { func, name: Name::new(name) };
         let Some(annotation) = facts.param(name).and_then(|p| p.annotation.as_deref()) else {
             return vec![Found::new(param_def)];
         };
-        let hop = Hop {
-            file: func.file,
-            range: annotation.range().into(),
-            kind: HopKind::Annotation,
-        };
+        let hop = Hop { file: func.file, range: annotation.range().into(), kind: HopKind::Annotation };
         let mut out = Vec::new();
         for class in self.annotation_classes(
-            &Ctx {
-                file: func.file,
-                function: self.enclosing_function(func),
-                class: None,
-            },
+            &Ctx { file: func.file, function: self.enclosing_function(func), class: None },
             annotation,
             walk,
         ) {
@@ -317,12 +251,7 @@ impl Resolver<'_> {
     }
 
     /// Classes of the tree named by an annotation (`X`, `Optional[X]`, `X | None`, `Union[..]`).
-    pub(crate) fn annotation_classes(
-        &self,
-        ctx: &Ctx,
-        annotation: &Expr,
-        walk: &mut Walk,
-    ) -> Vec<ClassId> {
+    pub(crate) fn annotation_classes(&self, ctx: &Ctx, annotation: &Expr, walk: &mut Walk) -> Vec<ClassId> {
         match annotation {
             Expr::Subscript(sub) => {
                 let head = crate::syntax::dotted_name(&sub.value).unwrap_or_default();
@@ -332,10 +261,7 @@ impl Resolver<'_> {
                         Expr::Tuple(t) => t.elts.iter().collect(),
                         other => vec![other],
                     };
-                    return args
-                        .into_iter()
-                        .flat_map(|a| self.annotation_classes(ctx, a, walk))
-                        .collect();
+                    return args.into_iter().flat_map(|a| self.annotation_classes(ctx, a, walk)).collect();
                 }
                 Vec::new()
             }
@@ -344,11 +270,9 @@ impl Resolver<'_> {
                 out.extend(self.annotation_classes(ctx, &binop.right, walk));
                 out
             }
-            Expr::Name(_) | Expr::Attribute(_) => self
-                .expr(ctx, annotation, walk)
-                .into_iter()
-                .filter_map(|f| f.def.class())
-                .collect(),
+            Expr::Name(_) | Expr::Attribute(_) => {
+                self.expr(ctx, annotation, walk).into_iter().filter_map(|f| f.def.class()).collect()
+            }
             _ => Vec::new(),
         }
     }
@@ -364,6 +288,7 @@ impl Resolver<'_> {
             // Builtins with a known meaning, when not shadowed.
             let shadowed = !self.is_builtin_here(ctx, func.id.as_str(), walk);
             match func.id.as_str() {
+                "super" if !shadowed => return self.super_call(ctx, args, walk),
                 "type" if !shadowed && args.args.len() == 1 => {
                     return self
                         .expr(ctx, &args.args[0], walk)
@@ -401,11 +326,7 @@ impl Resolver<'_> {
                 Def::Function(func) | Def::BoundMethod { func, .. } => self.returns(*func, walk),
                 Def::External(path) if path.ends_with("partial") => match args.args.first() {
                     Some(first) => {
-                        let hop = Hop {
-                            file: ctx.file,
-                            range: call.range().into(),
-                            kind: HopKind::Partial,
-                        };
+                        let hop = Hop { file: ctx.file, range: call.range().into(), kind: HopKind::Partial };
                         with_prefix(self.expr(ctx, first, walk), &[hop], &[])
                     }
                     None => vec![Found::unresolved("functools.partial without a function")],
@@ -415,14 +336,34 @@ impl Resolver<'_> {
                 }
                 Def::External(path) => vec![Found::new(Def::External(format!("{path}()")))],
                 Def::Unresolved(_) => vec![callee.clone()],
-                other => vec![Found::unresolved(format!(
-                    "result of calling {}",
-                    self.describe(other)
-                ))],
+                other => vec![Found::unresolved(format!("result of calling {}", self.describe(other)))],
             };
             out.extend(with_prefix(results, &callee.hops, &callee.conds));
         }
         out
+    }
+
+    /// `super()` (in a method) or `super(C, self)`.
+    fn super_call(&self, ctx: &Ctx, args: &ast::Arguments, walk: &mut Walk) -> Vec<Found> {
+        if let Some(first) = args.args.first() {
+            return self
+                .expr(ctx, first, walk)
+                .into_iter()
+                .map(|f| match f.def {
+                    Def::Class(class) => Found { def: Def::Super { class, receiver: class }, ..f },
+                    _ => Found::unresolved("super() with a first argument that is not a known class"),
+                })
+                .collect();
+        }
+        // Zero-argument super() refers to the class whose body defines the method.
+        let mut function = ctx.function;
+        while let Some(func) = function {
+            if let Some(class) = self.index.function(func).class() {
+                return vec![Found::new(Def::Super { class, receiver: class })];
+            }
+            function = self.enclosing_function(func);
+        }
+        vec![Found::unresolved("super() outside a method")]
     }
 
     fn is_builtin_here(&self, ctx: &Ctx, name: &str, walk: &mut Walk) -> bool {
@@ -437,28 +378,14 @@ impl Resolver<'_> {
     /// Everything `func` may return: each `return` value with its guards.
     fn returns(&self, func: FuncId, walk: &mut Walk) -> Vec<Found> {
         if walk.factories.contains(&func) {
-            return vec![Found::unresolved(format!(
-                "recursive call of {}",
-                self.index.function_path(func)
-            ))];
+            return vec![Found::unresolved(format!("recursive call of {}", self.index.function_path(func)))];
         }
         walk.factories.push(func);
         let scope = self.local_scope(func);
         let mut out = Vec::new();
         for ret in &scope.returns {
-            let conds: Vec<Cond> = ret
-                .guards
-                .iter()
-                .map(|&guard| Cond {
-                    file: func.file,
-                    guard,
-                })
-                .collect();
-            let hop = Hop {
-                file: func.file,
-                range: ret.range,
-                kind: HopKind::FactoryReturn,
-            };
+            let conds: Vec<Cond> = ret.guards.iter().map(|&guard| Cond { file: func.file, guard }).collect();
+            let hop = Hop { file: func.file, range: ret.range, kind: HopKind::FactoryReturn };
             let found = match &ret.value {
                 Some(value) => self.expr(&Ctx::function(func), value, walk),
                 None => vec![Found::new(Def::Constant(crate::syntax::Constant::None))],
@@ -481,9 +408,28 @@ impl Resolver<'_> {
                 // Through the class, methods are plain functions; properties are descriptors.
                 self.class_member(*class, attr, walk)
             }
+            Def::Super { class, receiver } => self.super_member(*class, *receiver, attr),
             Def::Unresolved(_) => vec![Found::new(def.clone())],
             other => self.attribute(other, attr, walk),
         }
+    }
+
+    /// `super().attr` in a method of `class`: the first class after `class` in the MRO of
+    /// `receiver` that defines `attr`.
+    fn super_member(&self, class: ClassId, receiver: ClassId, attr: &str) -> Vec<Found> {
+        let mro = self.mro(receiver);
+        let after = mro.classes.iter().position(|c| *c == class).map_or(0, |i| i + 1);
+        for base in &mro.classes[after.min(mro.classes.len())..] {
+            for binding in self.index.class(*base).body.iter().filter(|b| b.name.as_str() == attr) {
+                if let crate::index::BindingKind::Function(func) = binding.kind {
+                    return vec![Found::new(Def::BoundMethod { func, receiver })];
+                }
+            }
+        }
+        if let Some(external) = mro.external.first() {
+            return vec![Found::new(Def::External(format!("{external}.{attr}")))];
+        }
+        vec![Found::unresolved(format!("super().{attr}: no base of {} defines it", self.index.class_path(class)))]
     }
 
     /// An attribute read through an instance of `class`: class-body definitions through the MRO
@@ -491,31 +437,17 @@ impl Resolver<'_> {
     pub fn instance_attribute(&self, class: ClassId, attr: &str, walk: &mut Walk) -> Vec<Found> {
         let key = (class, Name::new(attr));
         if walk.attributes.contains(&key) {
-            return vec![Found::unresolved(format!(
-                "attribute `{attr}` refers to itself"
-            ))];
+            return vec![Found::unresolved(format!("attribute `{attr}` refers to itself"))];
         }
         walk.attributes.push(key);
         let mro = self.mro(class);
         let mut out = Vec::new();
         'classes: for base in &mro.classes {
-            for binding in self
-                .index
-                .class(*base)
-                .body
-                .iter()
-                .filter(|b| b.name.as_str() == attr)
-            {
+            for binding in self.index.class(*base).body.iter().filter(|b| b.name.as_str() == attr) {
                 if let crate::index::BindingKind::Function(func) = &binding.kind {
                     let facts = self.index.function(*func);
-                    let conds: Vec<Cond> = binding
-                        .guards
-                        .iter()
-                        .map(|&guard| Cond {
-                            file: base.file,
-                            guard,
-                        })
-                        .collect();
+                    let conds: Vec<Cond> =
+                        binding.guards.iter().map(|&guard| Cond { file: base.file, guard }).collect();
                     let found = match facts.kind {
                         FunctionKind::Property => {
                             let returns = self.returns(*func, walk);
@@ -533,10 +465,7 @@ impl Resolver<'_> {
                         }
                         FunctionKind::StaticMethod => vec![Found::new(Def::Function(*func))],
                         FunctionKind::PropertyAccessor => continue,
-                        _ => vec![Found::new(Def::BoundMethod {
-                            func: *func,
-                            receiver: class,
-                        })],
+                        _ => vec![Found::new(Def::BoundMethod { func: *func, receiver: class })],
                     };
                     out.extend(with_prefix(found, &[], &conds));
                 } else {
@@ -548,13 +477,8 @@ impl Resolver<'_> {
             }
         }
         for base in &mro.classes {
-            let writes: Vec<&AttrWrite> = self
-                .index
-                .class(*base)
-                .attr_writes
-                .iter()
-                .filter(|w| w.name.as_str() == attr)
-                .collect();
+            let writes: Vec<&AttrWrite> =
+                self.index.class(*base).attr_writes.iter().filter(|w| w.name.as_str() == attr).collect();
             for write in writes {
                 out.extend(self.attr_write_value(write, walk));
             }
@@ -564,57 +488,31 @@ impl Resolver<'_> {
             if let Some(external) = mro.external.first() {
                 return vec![Found::new(Def::External(format!("{external}.{attr}")))];
             }
-            return vec![Found::unresolved(format!(
-                "no attribute `{attr}` on {}",
-                self.index.class_path(class)
-            ))];
+            return vec![Found::unresolved(format!("no attribute `{attr}` on {}", self.index.class_path(class)))];
         }
         out
     }
 
     /// The value a `self.attr = value` write stores, resolved in its method.
     pub(crate) fn attr_write_value(&self, write: &AttrWrite, walk: &mut Walk) -> Vec<Found> {
-        let hop = Hop {
-            file: write.method.file,
-            range: write.stmt,
-            kind: HopKind::AttributeWrite,
-        };
+        let hop = Hop { file: write.method.file, range: write.stmt, kind: HopKind::AttributeWrite };
         let guards = self.guards_at(write.method, write.stmt);
-        let conds: Vec<Cond> = guards
-            .iter()
-            .map(|&guard| Cond {
-                file: write.method.file,
-                guard,
-            })
-            .collect();
+        let conds: Vec<Cond> = guards.iter().map(|&guard| Cond { file: write.method.file, guard }).collect();
         if write.augmented {
             return vec![
-                Found::new(Def::Opaque {
-                    file: write.method.file,
-                    range: write.stmt,
-                    name: write.name.clone(),
-                })
-                .behind(Some(hop), &conds),
+                Found::new(Def::Opaque { file: write.method.file, range: write.stmt, name: write.name.clone() })
+                    .behind(Some(hop), &conds),
             ];
         }
         let module = self.index.file(write.method.file).ast();
-        let Some(value) = stmt_with_range(&module.body, write.stmt)
-            .and_then(|stmt| assigned_value(stmt, write.target))
+        let Some(value) = stmt_with_range(&module.body, write.stmt).and_then(|stmt| assigned_value(stmt, write.target))
         else {
             return vec![
-                Found::new(Def::Opaque {
-                    file: write.method.file,
-                    range: write.stmt,
-                    name: write.name.clone(),
-                })
-                .behind(Some(hop), &conds),
+                Found::new(Def::Opaque { file: write.method.file, range: write.stmt, name: write.name.clone() })
+                    .behind(Some(hop), &conds),
             ];
         };
-        with_prefix(
-            self.expr(&Ctx::function(write.method), value, walk),
-            &[hop],
-            &conds,
-        )
+        with_prefix(self.expr(&Ctx::function(write.method), value, walk), &[hop], &conds)
     }
 
     /// The guards around the statement at `stmt` inside `func`'s body.
@@ -627,18 +525,9 @@ impl Resolver<'_> {
 /// `type(x)` / `x.__class__`: the class of an instance.
 fn own_class(found: Found, file: FileId, range: Span) -> Found {
     match found.def {
-        Def::Instance(class) => Found {
-            def: Def::Class(class),
-            ..found
+        Def::Instance(class) => {
+            Found { def: Def::Class(class), ..found }.behind(Some(Hop { file, range, kind: HopKind::OwnClass }), &[])
         }
-        .behind(
-            Some(Hop {
-                file,
-                range,
-                kind: HopKind::OwnClass,
-            }),
-            &[],
-        ),
         Def::Unresolved(_) => found,
         _ => Found::unresolved("class of a value that is not a known instance"),
     }
@@ -652,24 +541,14 @@ pub fn assigned_value(stmt: &Stmt, target: Span) -> Option<&Expr> {
         }
         if let (Expr::Tuple(ts), Expr::Tuple(vs)) = (t, value) {
             if ts.elts.len() == vs.elts.len() {
-                return ts
-                    .elts
-                    .iter()
-                    .zip(vs.elts.iter())
-                    .find_map(|(t, v)| within(t, v, target));
+                return ts.elts.iter().zip(vs.elts.iter()).find_map(|(t, v)| within(t, v, target));
             }
         }
         None
     }
     match stmt {
-        Stmt::Assign(assign) => assign
-            .targets
-            .iter()
-            .find_map(|t| within(t, &assign.value, target)),
-        Stmt::AnnAssign(assign) => assign
-            .value
-            .as_deref()
-            .and_then(|v| within(&assign.target, v, target)),
+        Stmt::Assign(assign) => assign.targets.iter().find_map(|t| within(t, &assign.value, target)),
+        Stmt::AnnAssign(assign) => assign.value.as_deref().and_then(|v| within(&assign.target, v, target)),
         _ => None,
     }
 }

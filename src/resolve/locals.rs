@@ -76,44 +76,27 @@ pub struct LocalScope {
 impl Resolver<'_> {
     /// The local scope of `func`, built on first use.
     pub fn local_scope(&self, func: FuncId) -> Arc<LocalScope> {
-        if let Some(scope) = self
-            .locals
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&func)
-        {
+        if let Some(scope) = self.locals.read().unwrap_or_else(|e| e.into_inner()).get(&func) {
             return scope.clone();
         }
         let scope = Arc::new(self.build_local_scope(func));
-        self.locals
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(func, scope.clone());
+        self.locals.write().unwrap_or_else(|e| e.into_inner()).insert(func, scope.clone());
         scope
     }
 
     fn build_local_scope(&self, func: FuncId) -> LocalScope {
         let facts = self.index.function(func);
         let file = self.index.file(func.file);
-        let mut scope = LocalScope {
-            def: facts.range,
-            ..LocalScope::default()
-        };
+        let mut scope = LocalScope { def: facts.range, ..LocalScope::default() };
         for param in &facts.params {
-            scope
-                .bindings
-                .entry(param.name.clone())
-                .or_default()
-                .push(LocalBinding {
-                    kind: LocalKind::Param,
-                    stmt: param.range,
-                    guards: Vec::new(),
-                });
+            scope.bindings.entry(param.name.clone()).or_default().push(LocalBinding {
+                kind: LocalKind::Param,
+                stmt: param.range,
+                guards: Vec::new(),
+            });
         }
         let module = file.ast();
-        let Some(Stmt::FunctionDef(def)) =
-            crate::syntax::stmt_with_range(&module.body, facts.range)
-        else {
+        let Some(Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, facts.range) else {
             return scope;
         };
         // Nested definitions are indexed; find their ids by range.
@@ -123,38 +106,18 @@ impl Resolver<'_> {
             .iter()
             .enumerate()
             .filter(|(_, f)| f.parent == Parent::Function(func))
-            .map(|(i, f)| {
-                (
-                    f.range,
-                    NestedDef::Function(FuncId {
-                        file: func.file,
-                        local: i as u32,
-                    }),
-                )
-            })
+            .map(|(i, f)| (f.range, NestedDef::Function(FuncId { file: func.file, local: i as u32 })))
             .chain(
                 file.facts
                     .classes
                     .iter()
                     .enumerate()
                     .filter(|(_, c)| c.parent == Parent::Function(func))
-                    .map(|(i, c)| {
-                        (
-                            c.range,
-                            NestedDef::Class(ClassId {
-                                file: func.file,
-                                local: i as u32,
-                            }),
-                        )
-                    }),
+                    .map(|(i, c)| (c.range, NestedDef::Class(ClassId { file: func.file, local: i as u32 }))),
             )
             .collect();
-        let mut builder = ScopeBuilder {
-            scope: &mut scope,
-            nested: &nested,
-            module_name: &file.module,
-            is_package: file.is_package,
-        };
+        let mut builder =
+            ScopeBuilder { scope: &mut scope, nested: &nested, module_name: &file.module, is_package: file.is_package };
         builder.suite(&def.body, &mut Vec::new(), 0);
         scope.module = Some(module.clone());
         scope
@@ -175,15 +138,7 @@ struct ScopeBuilder<'s> {
 
 impl ScopeBuilder<'_> {
     fn bind(&mut self, name: &Name, kind: LocalKind, stmt: Span, guards: &[Guard]) {
-        self.scope
-            .bindings
-            .entry(name.clone())
-            .or_default()
-            .push(LocalBinding {
-                kind,
-                stmt,
-                guards: guards.to_vec(),
-            });
+        self.scope.bindings.entry(name.clone()).or_default().push(LocalBinding { kind, stmt, guards: guards.to_vec() });
     }
 
     fn suite(&mut self, suite: &[Stmt], guards: &mut Vec<Guard>, depth: usize) {
@@ -199,26 +154,16 @@ impl ScopeBuilder<'_> {
     }
 
     fn stmt(&mut self, stmt: &Stmt, guards: &mut Vec<Guard>, depth: usize) {
-        self.scope
-            .statements
-            .push((stmt.range().into(), guards.clone()));
+        self.scope.statements.push((stmt.range().into(), guards.clone()));
         match stmt {
             Stmt::FunctionDef(def) => match self.nested.get(&Span::of(def)) {
-                Some(NestedDef::Function(id)) => self.bind(
-                    &def.name.id,
-                    LocalKind::Function(*id),
-                    def.range.into(),
-                    guards,
-                ),
+                Some(NestedDef::Function(id)) => {
+                    self.bind(&def.name.id, LocalKind::Function(*id), def.range.into(), guards)
+                }
                 _ => self.bind(&def.name.id, LocalKind::Other, def.range.into(), guards),
             },
             Stmt::ClassDef(def) => match self.nested.get(&Span::of(def)) {
-                Some(NestedDef::Class(id)) => self.bind(
-                    &def.name.id,
-                    LocalKind::Class(*id),
-                    def.range.into(),
-                    guards,
-                ),
+                Some(NestedDef::Class(id)) => self.bind(&def.name.id, LocalKind::Class(*id), def.range.into(), guards),
                 _ => self.bind(&def.name.id, LocalKind::Other, def.range.into(), guards),
             },
             Stmt::Assign(assign) => {
@@ -226,15 +171,10 @@ impl ScopeBuilder<'_> {
                     self.target(target, Some(&assign.value), stmt.range().into(), guards);
                 }
             }
-            Stmt::AnnAssign(assign) => self.target(
-                &assign.target,
-                assign.value.as_deref(),
-                stmt.range().into(),
-                guards,
-            ),
-            Stmt::AugAssign(assign) => {
-                self.target(&assign.target, None, stmt.range().into(), guards)
+            Stmt::AnnAssign(assign) => {
+                self.target(&assign.target, assign.value.as_deref(), stmt.range().into(), guards)
             }
+            Stmt::AugAssign(assign) => self.target(&assign.target, None, stmt.range().into(), guards),
             Stmt::For(node) => self.target(&node.target, None, stmt.range().into(), guards),
             Stmt::With(node) => {
                 for item in &node.items {
@@ -248,20 +188,15 @@ impl ScopeBuilder<'_> {
                     match &alias.asname {
                         Some(asname) => self.bind(
                             &asname.id,
-                            LocalKind::Import {
-                                module: alias.name.to_string(),
-                            },
+                            LocalKind::Import { module: alias.name.to_string() },
                             stmt.range().into(),
                             guards,
                         ),
                         None => {
-                            let first =
-                                alias.name.split('.').next().unwrap_or_default().to_string();
+                            let first = alias.name.split('.').next().unwrap_or_default().to_string();
                             self.bind(
                                 &Name::new(&first),
-                                LocalKind::Import {
-                                    module: first.clone(),
-                                },
+                                LocalKind::Import { module: first.clone() },
                                 stmt.range().into(),
                                 guards,
                             );
@@ -273,22 +208,13 @@ impl ScopeBuilder<'_> {
                 if let Some(module) = absolute(self.module_name, self.is_package, import) {
                     for alias in &import.names {
                         let name = alias.asname.as_ref().unwrap_or(&alias.name);
-                        let kind = LocalKind::ImportFrom {
-                            module: module.clone(),
-                            name: alias.name.to_string(),
-                        };
+                        let kind = LocalKind::ImportFrom { module: module.clone(), name: alias.name.to_string() };
                         self.bind(&name.id, kind, stmt.range().into(), guards);
                     }
                 }
             }
-            Stmt::Global(node) => self
-                .scope
-                .not_local
-                .extend(node.names.iter().map(|n| n.id.clone())),
-            Stmt::Nonlocal(node) => self
-                .scope
-                .not_local
-                .extend(node.names.iter().map(|n| n.id.clone())),
+            Stmt::Global(node) => self.scope.not_local.extend(node.names.iter().map(|n| n.id.clone())),
+            Stmt::Nonlocal(node) => self.scope.not_local.extend(node.names.iter().map(|n| n.id.clone())),
             Stmt::Return(ret) => self.scope.returns.push(Return {
                 value: ret.value.as_deref().map(|v| Arc::new(v.clone())),
                 range: ret.range.into(),
@@ -315,8 +241,7 @@ impl ScopeBuilder<'_> {
     fn target(&mut self, target: &Expr, value: Option<&Expr>, stmt: Span, guards: &[Guard]) {
         match target {
             Expr::Name(name) => {
-                let kind =
-                    value.map_or(LocalKind::Other, |v| LocalKind::Value(Arc::new(v.clone())));
+                let kind = value.map_or(LocalKind::Other, |v| LocalKind::Value(Arc::new(v.clone())));
                 self.bind(&name.id, kind, stmt, guards);
             }
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
@@ -325,11 +250,7 @@ impl ScopeBuilder<'_> {
                     _ => None,
                 };
                 for (i, elt) in elts.iter().enumerate() {
-                    let elt = if let Expr::Starred(s) = elt {
-                        s.value.as_ref()
-                    } else {
-                        elt
-                    };
+                    let elt = if let Expr::Starred(s) = elt { s.value.as_ref() } else { elt };
                     self.target(elt, values.map(|v| &v[i]), stmt, guards);
                 }
             }
@@ -363,8 +284,7 @@ impl LocalScope {
     /// `None` when the dict is not built from literals in this function.
     pub fn dict_entries(&self, name: &str, before: TextSize) -> Option<Vec<DictEntry>> {
         let module = self.module.as_ref()?;
-        let Some(Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, self.def)
-        else {
+        let Some(Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, self.def) else {
             return None;
         };
         let _ = def;
@@ -416,12 +336,7 @@ impl LocalScope {
                         if let Expr::Subscript(sub) = target {
                             if is_name(&sub.value, name) {
                                 let list = entries.as_mut()?;
-                                let key = sub
-                                    .slice
-                                    .as_string_literal_expr()?
-                                    .value
-                                    .to_str()
-                                    .to_string();
+                                let key = sub.slice.as_string_literal_expr()?.value.to_str().to_string();
                                 list.push(DictEntry {
                                     key,
                                     value: Arc::new((*assign.value).clone()),
@@ -446,13 +361,7 @@ fn is_name(expr: &Expr, name: &str) -> bool {
 
 /// Adds the entries of `dict(k=v)`, `{"k": v}` or a conditional of those; false when the
 /// expression is not such a literal.
-fn dict_literal(
-    expr: &Expr,
-    stmt: Span,
-    guards: &[Guard],
-    is_update: bool,
-    out: &mut Vec<DictEntry>,
-) -> bool {
+fn dict_literal(expr: &Expr, stmt: Span, guards: &[Guard], is_update: bool, out: &mut Vec<DictEntry>) -> bool {
     match expr {
         Expr::Dict(dict) => {
             for item in &dict.items {
@@ -489,15 +398,9 @@ fn dict_literal(
         }
         Expr::If(ifexp) => {
             let mut yes = guards.to_vec();
-            yes.push(Guard {
-                range: ifexp.test.range().into(),
-                kind: GuardKind::IfTrue,
-            });
+            yes.push(Guard { range: ifexp.test.range().into(), kind: GuardKind::IfTrue });
             let mut no = guards.to_vec();
-            no.push(Guard {
-                range: ifexp.test.range().into(),
-                kind: GuardKind::IfFalse,
-            });
+            no.push(Guard { range: ifexp.test.range().into(), kind: GuardKind::IfFalse });
             dict_literal(&ifexp.body, stmt, &yes, is_update, out)
                 && dict_literal(&ifexp.orelse, stmt, &no, is_update, out)
         }
@@ -508,11 +411,7 @@ fn dict_literal(
 impl LocalScope {
     /// The guards around the statement with range `stmt` in this function's body.
     pub fn guards_of(&self, stmt: Span) -> Vec<Guard> {
-        self.statements
-            .iter()
-            .find(|(range, _)| *range == stmt)
-            .map(|(_, guards)| guards.clone())
-            .unwrap_or_default()
+        self.statements.iter().find(|(range, _)| *range == stmt).map(|(_, guards)| guards.clone()).unwrap_or_default()
     }
 
     /// The guards around the innermost statement of the body that contains `offset`.

@@ -7,7 +7,7 @@
 
 mod exprs;
 mod locals;
-mod mro;
+pub mod mro;
 mod names;
 
 use std::sync::{Arc, RwLock};
@@ -43,6 +43,12 @@ pub enum Def {
     },
     /// An object whose class is known.
     Instance(ClassId),
+    /// `super()` inside a method of `class`: attribute lookups start after `class` in the MRO
+    /// of `receiver` (the class whose instance `self` is).
+    Super {
+        class: ClassId,
+        receiver: ClassId,
+    },
     /// A parameter of a function, value unknown from here.
     Param {
         func: FuncId,
@@ -98,14 +104,9 @@ pub fn negate(text: &str) -> String {
             return inner.to_string();
         }
     }
-    let simple = text.chars().all(|c| {
-        c.is_alphanumeric() || matches!(c, '_' | '.' | '(' | ')' | '[' | ']' | '"' | '\'' | ',')
-    });
-    if simple {
-        format!("not {text}")
-    } else {
-        format!("not ({text})")
-    }
+    let simple =
+        text.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '(' | ')' | '[' | ']' | '"' | '\'' | ','));
+    if simple { format!("not {text}") } else { format!("not ({text})") }
 }
 
 /// One step of how a name led to its definition.
@@ -153,11 +154,7 @@ pub struct Found {
 
 impl Found {
     pub fn new(def: Def) -> Self {
-        Found {
-            def,
-            hops: Vec::new(),
-            conds: Vec::new(),
-        }
+        Found { def, hops: Vec::new(), conds: Vec::new() }
     }
 
     fn unresolved(reason: impl Into<String>) -> Self {
@@ -216,6 +213,7 @@ impl<'a> Resolver<'a> {
             Def::Function(f) => format!("function {}", index.function_path(*f)),
             Def::BoundMethod { func, .. } => format!("method {}", index.function_path(*func)),
             Def::Instance(c) => format!("instance of {}", index.class_path(*c)),
+            Def::Super { class, .. } => format!("super() in {}", index.class_path(*class)),
             Def::Param { func, name } => {
                 format!("parameter `{name}` of {}", index.function_path(*func))
             }

@@ -44,11 +44,7 @@ impl Resolver<'_> {
         let ctx = match facts.parent {
             Parent::Module => Ctx::module(class.file),
             Parent::Function(func) => Ctx::function(func),
-            Parent::Class(outer) => Ctx {
-                file: class.file,
-                function: None,
-                class: Some(outer),
-            },
+            Parent::Class(outer) => Ctx { file: class.file, function: None, class: Some(outer) },
         };
         let text = &self.index.file(class.file).text;
         facts
@@ -93,24 +89,12 @@ impl Resolver<'_> {
     }
 
     fn mro_in(&self, class: ClassId, visiting: &mut Vec<ClassId>) -> Arc<Mro> {
-        if let Some(mro) = self
-            .mros
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&class)
-        {
+        if let Some(mro) = self.mros.read().unwrap_or_else(|e| e.into_inner()).get(&class) {
             return mro.clone();
         }
         if visiting.contains(&class) || visiting.len() > 256 {
-            let mut mro = Mro {
-                entries: vec![MroEntry::Class(class)],
-                classes: vec![class],
-                ..Mro::default()
-            };
-            mro.problems.push(format!(
-                "inheritance cycle through {}",
-                self.index.class_path(class)
-            ));
+            let mut mro = Mro { entries: vec![MroEntry::Class(class)], classes: vec![class], ..Mro::default() };
+            mro.problems.push(format!("inheritance cycle through {}", self.index.class_path(class)));
             return Arc::new(mro);
         }
         visiting.push(class);
@@ -132,7 +116,10 @@ impl Resolver<'_> {
         match c3_merge(sequences) {
             Ok(merged) => entries.extend(merged),
             Err(partial) => {
-                problems.push(format!("the bases of {} admit no consistent method resolution order (C3); using depth-first order", self.index.class_path(class)));
+                problems.push(format!(
+                    "the bases of {} admit no consistent method resolution order (C3); using depth-first order",
+                    self.index.class_path(class)
+                ));
                 for entry in partial {
                     if !entries.contains(&entry) {
                         entries.push(entry);
@@ -144,25 +131,10 @@ impl Resolver<'_> {
         problems.sort();
         problems.dedup();
         let mro = Arc::new(Mro {
-            classes: entries
-                .iter()
-                .filter_map(|e| {
-                    if let MroEntry::Class(c) = e {
-                        Some(*c)
-                    } else {
-                        None
-                    }
-                })
-                .collect(),
+            classes: entries.iter().filter_map(|e| if let MroEntry::Class(c) = e { Some(*c) } else { None }).collect(),
             external: entries
                 .iter()
-                .filter_map(|e| {
-                    if let MroEntry::External(p) = e {
-                        Some(p.clone())
-                    } else {
-                        None
-                    }
-                })
+                .filter_map(|e| if let MroEntry::External(p) = e { Some(p.clone()) } else { None })
                 .collect(),
             entries,
             problems,
@@ -170,10 +142,7 @@ impl Resolver<'_> {
         // Only complete answers are remembered: inside a cycle the answer depends on where the
         // walk entered it.
         if !visiting.iter().any(|v| mro.classes.contains(v)) {
-            self.mros
-                .write()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(class, mro.clone());
+            self.mros.write().unwrap_or_else(|e| e.into_inner()).insert(class, mro.clone());
         }
         mro
     }
@@ -232,11 +201,8 @@ fn c3_merge(mut sequences: Vec<Vec<MroEntry>>) -> Result<Vec<MroEntry>, Vec<MroE
         if sequences.is_empty() {
             return Ok(out);
         }
-        let candidate = sequences
-            .iter()
-            .map(|s| &s[0])
-            .find(|head| !sequences.iter().any(|s| s[1..].contains(head)))
-            .cloned();
+        let candidate =
+            sequences.iter().map(|s| &s[0]).find(|head| !sequences.iter().any(|s| s[1..].contains(head))).cloned();
         let Some(head) = candidate else {
             let mut partial = out;
             partial.extend(fallback);

@@ -15,43 +15,23 @@ impl Resolver<'_> {
         self.global_in(file, name, &mut super::exprs::Walk::default())
     }
 
-    pub(super) fn global_in(
-        &self,
-        file: FileId,
-        name: &str,
-        walk: &mut super::exprs::Walk,
-    ) -> Arc<Vec<Found>> {
+    pub(super) fn global_in(&self, file: FileId, name: &str, walk: &mut super::exprs::Walk) -> Arc<Vec<Found>> {
         let key = (file, Name::new(name));
-        if let Some(found) = self
-            .globals
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-        {
+        if let Some(found) = self.globals.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
             return found.clone();
         }
         if walk.names.contains(&key) || walk.names.len() > super::MAX_DEPTH {
             // An import cycle (`a` imports `x` from `b`, which imports it from `a`).
-            return Arc::new(vec![Found::unresolved(format!(
-                "import cycle while looking up `{name}`"
-            ))]);
+            return Arc::new(vec![Found::unresolved(format!("import cycle while looking up `{name}`"))]);
         }
         walk.names.push(key.clone());
         let found = Arc::new(self.compute_global(file, name, walk));
         walk.names.pop();
-        self.globals
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, found.clone());
+        self.globals.write().unwrap_or_else(|e| e.into_inner()).insert(key, found.clone());
         found
     }
 
-    fn compute_global(
-        &self,
-        file: FileId,
-        name: &str,
-        walk: &mut super::exprs::Walk,
-    ) -> Vec<Found> {
+    fn compute_global(&self, file: FileId, name: &str, walk: &mut super::exprs::Walk) -> Vec<Found> {
         let facts = &self.index.file(file).facts;
         let mut out = Vec::new();
         for binding in facts.bindings.iter().filter(|b| b.name.as_str() == name) {
@@ -65,11 +45,7 @@ impl Resolver<'_> {
                 if !self.exports(source, name) {
                     continue;
                 }
-                let hop = Hop {
-                    file,
-                    range: star.range,
-                    kind: HopKind::StarImport,
-                };
+                let hop = Hop { file, range: star.range, kind: HopKind::StarImport };
                 let found = self.global_in(source, name, walk);
                 out.extend(
                     found
@@ -109,69 +85,33 @@ impl Resolver<'_> {
         binding: &Binding,
         walk: &mut super::exprs::Walk,
     ) -> Vec<Found> {
-        let conds: Vec<Cond> = binding
-            .guards
-            .iter()
-            .map(|&guard| Cond { file, guard })
-            .collect();
-        let hop = |kind| {
-            Some(Hop {
-                file,
-                range: binding.range,
-                kind,
-            })
-        };
+        let conds: Vec<Cond> = binding.guards.iter().map(|&guard| Cond { file, guard }).collect();
+        let hop = |kind| Some(Hop { file, range: binding.range, kind });
         let found = match &binding.kind {
             BindingKind::Class(c) => vec![Found::new(Def::Class(*c))],
             BindingKind::Function(f) => vec![Found::new(Def::Function(*f))],
             BindingKind::Import { module } => {
                 vec![Found::new(self.module_def(module)).behind(hop(HopKind::Import), &[])]
             }
-            BindingKind::ImportFrom { module, name } => self
-                .import_from(module, name, walk)
-                .into_iter()
-                .map(|f| f.behind(hop(HopKind::Import), &[]))
-                .collect(),
+            BindingKind::ImportFrom { module, name } => {
+                self.import_from(module, name, walk).into_iter().map(|f| f.behind(hop(HopKind::Import), &[])).collect()
+            }
             BindingKind::Value { value: Some(value) } => {
-                let ctx = super::Ctx {
-                    file,
-                    function: None,
-                    class,
-                };
+                let ctx = super::Ctx { file, function: None, class };
                 self.resolve_value(&ctx, value, walk)
                     .into_iter()
-                    .map(|f| {
-                        f.behind(
-                            hop(if class.is_some() {
-                                HopKind::ClassAttribute
-                            } else {
-                                HopKind::Alias
-                            }),
-                            &[],
-                        )
-                    })
+                    .map(|f| f.behind(hop(if class.is_some() { HopKind::ClassAttribute } else { HopKind::Alias }), &[]))
                     .collect()
             }
-            BindingKind::Value { value: None }
-            | BindingKind::Annotated { .. }
-            | BindingKind::Other => {
-                vec![Found::new(Def::Opaque {
-                    file,
-                    range: binding.range,
-                    name: binding.name.clone(),
-                })]
+            BindingKind::Value { value: None } | BindingKind::Annotated { .. } | BindingKind::Other => {
+                vec![Found::new(Def::Opaque { file, range: binding.range, name: binding.name.clone() })]
             }
         };
         found.into_iter().map(|f| f.behind(None, &conds)).collect()
     }
 
     /// `from module import name`.
-    pub(super) fn import_from(
-        &self,
-        module: &str,
-        name: &str,
-        walk: &mut super::exprs::Walk,
-    ) -> Vec<Found> {
+    pub(super) fn import_from(&self, module: &str, name: &str, walk: &mut super::exprs::Walk) -> Vec<Found> {
         if let Some(file) = self.index.module(module) {
             let found = self.global_in(file, name, walk);
             if !found.is_empty() {
@@ -182,9 +122,7 @@ impl Resolver<'_> {
             if self.index.module(&sub).is_some() || self.index.is_package(&sub) {
                 return vec![Found::new(self.module_def(&sub))];
             }
-            return vec![Found::unresolved(format!(
-                "`{name}` is not defined in module {module}"
-            ))];
+            return vec![Found::unresolved(format!("`{name}` is not defined in module {module}"))];
         }
         if self.index.is_package(module) {
             let sub = format!("{module}.{name}");
@@ -197,12 +135,7 @@ impl Resolver<'_> {
     }
 
     /// `module.attr` for a module of the tree.
-    pub(super) fn module_member(
-        &self,
-        file: FileId,
-        attr: &str,
-        walk: &mut super::exprs::Walk,
-    ) -> Vec<Found> {
+    pub(super) fn module_member(&self, file: FileId, attr: &str, walk: &mut super::exprs::Walk) -> Vec<Found> {
         let found = self.global_in(file, attr, walk);
         if !found.is_empty() {
             return found.to_vec();
@@ -211,10 +144,7 @@ impl Resolver<'_> {
         if self.index.module(&sub).is_some() || self.index.is_package(&sub) {
             return vec![Found::new(self.module_def(&sub))];
         }
-        vec![Found::unresolved(format!(
-            "module {} has no attribute `{attr}`",
-            self.index.file(file).module
-        ))]
+        vec![Found::unresolved(format!("module {} has no attribute `{attr}`", self.index.file(file).module))]
     }
 
     /// Resolves a dotted path (`pkg.mod.Class.method`) from the top: the longest prefix that is
@@ -240,18 +170,11 @@ impl Resolver<'_> {
             }
             return current;
         }
-        vec![Found::unresolved(format!(
-            "no module of the tree is a prefix of `{dotted}`"
-        ))]
+        vec![Found::unresolved(format!("no module of the tree is a prefix of `{dotted}`"))]
     }
 
     /// `def.attr`, for definitions whose attributes are known without evaluating code.
-    pub(super) fn attribute(
-        &self,
-        def: &Def,
-        attr: &str,
-        walk: &mut super::exprs::Walk,
-    ) -> Vec<Found> {
+    pub(super) fn attribute(&self, def: &Def, attr: &str, walk: &mut super::exprs::Walk) -> Vec<Found> {
         match def {
             Def::Module(file) => self.module_member(*file, attr, walk),
             Def::Namespace(package) => {
@@ -264,41 +187,23 @@ impl Resolver<'_> {
             }
             Def::Class(class) => self.class_member(*class, attr, walk),
             Def::External(path) => vec![Found::new(Def::External(format!("{path}.{attr}")))],
-            other => vec![Found::unresolved(format!(
-                "attribute `{attr}` of {}",
-                self.describe(other)
-            ))],
+            other => vec![Found::unresolved(format!("attribute `{attr}` of {}", self.describe(other)))],
         }
     }
 
     /// A class attribute (method, nested class, class-level value) through the MRO.
-    pub(super) fn class_member(
-        &self,
-        class: ClassId,
-        attr: &str,
-        walk: &mut super::exprs::Walk,
-    ) -> Vec<Found> {
+    pub(super) fn class_member(&self, class: ClassId, attr: &str, walk: &mut super::exprs::Walk) -> Vec<Found> {
         let mro = self.mro(class);
         for base in &mro.classes {
             let facts = self.index.class(*base);
-            let bindings: Vec<&Binding> = facts
-                .body
-                .iter()
-                .filter(|b| b.name.as_str() == attr)
-                .collect();
+            let bindings: Vec<&Binding> = facts.body.iter().filter(|b| b.name.as_str() == attr).collect();
             if !bindings.is_empty() {
-                return bindings
-                    .into_iter()
-                    .flat_map(|b| self.binding_def(base.file, Some(*base), b, walk))
-                    .collect();
+                return bindings.into_iter().flat_map(|b| self.binding_def(base.file, Some(*base), b, walk)).collect();
             }
         }
         if let Some(external) = mro.external.first() {
             return vec![Found::new(Def::External(format!("{external}.{attr}")))];
         }
-        vec![Found::unresolved(format!(
-            "class {} has no attribute `{attr}`",
-            self.index.class_path(class)
-        ))]
+        vec![Found::unresolved(format!("class {} has no attribute `{attr}`", self.index.class_path(class)))]
     }
 }
