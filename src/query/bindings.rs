@@ -36,10 +36,9 @@ pub struct BindingSite {
     /// The function whose parameter is bound (a class's `__init__`, a method, a function), or
     /// the class for NamedTuple/dataclass fields.
     pub callee: String,
-    /// How the callee expression leads to it.
-    pub via: Vec<Step>,
-    /// Conditions for the callee to be this one (a factory's return, a conditional alias).
-    pub callee_conditions: Vec<Condition>,
+    /// How the callee expression leads to it, one entry per way (with the conditions that
+    /// choose it: a factory's `return`, a conditional alias).
+    pub ways: Vec<Way>,
     /// Conditions around the call.
     pub conditions: Vec<Condition>,
     pub values: Vec<BoundValue>,
@@ -126,7 +125,27 @@ pub fn bindings(resolver: &Resolver, callables: Callables, param: &str) -> Resul
             }
         }
     }
+    // Constructors are reached through class names, aliases and factories too.
+    let constructed: FxHashSet<ClassId> = index
+        .all_classes()
+        .filter(|c| match constructor_params(resolver, *c) {
+            Some((Some(init), _, _)) => targets.contains(&Callee::Function(init)),
+            Some((None, _, _)) => targets.contains(&Callee::Record(*c)),
+            None => false,
+        })
+        .collect();
+    if !constructed.is_empty() {
+        words.extend(super::instances::denoting_names(resolver, &constructed));
+    }
+    for callee in &targets {
+        if let Callee::Function(func) = callee {
+            words.push(index.function(*func).name.to_string());
+        }
+    }
+    words.sort();
+    words.dedup();
     let mut files = files_mentioning(index, &words);
+
     files.sort();
     let results: Vec<(Vec<BindingSite>, Vec<Unresolved>)> = files
         .par_iter()
@@ -145,8 +164,20 @@ pub fn bindings(resolver: &Resolver, callables: Callables, param: &str) -> Resul
         unresolved.extend(u);
     }
     sites.sort_by(|a: &BindingSite, b: &BindingSite| (&a.location, &a.callee).cmp(&(&b.location, &b.callee)));
-    // A callee reached several ways (a name imported twice in one function) is one site.
-    sites.dedup_by(|later, first| later.location == first.location && later.callee == first.callee);
+    // A callee reached several ways (a factory returning it twice, a name imported twice in
+    // one function) is one site with several ways.
+    let mut merged: Vec<BindingSite> = Vec::new();
+    for site in sites {
+        match merged.last_mut() {
+            Some(last) if last.location == site.location && last.callee == site.callee => {
+                last.ways.extend(site.ways);
+                last.ways.sort();
+                last.ways.dedup();
+            }
+            _ => merged.push(site),
+        }
+    }
+    let sites = merged;
     unresolved.sort();
     unresolved.dedup();
     let mut callables: Vec<String> = targets.iter().map(|c| callee_path(resolver, *c)).collect();
@@ -229,8 +260,7 @@ impl Visit for Finder<'_, '_> {
                     location,
                     enclosing: enclosing_name(index, &place.ctx),
                     callee: callee_path(self.resolver, callee),
-                    via: steps(index, &alternative.hops),
-                    callee_conditions: conditions(index, &alternative.conds),
+                    ways: ways_of(index, std::iter::once(alternative), place.conds),
                     conditions: conditions(index, place.conds),
                     values,
                 });

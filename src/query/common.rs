@@ -164,3 +164,23 @@ pub fn short(code: &str) -> String {
 pub fn code(index: &Index, file: FileId, span: impl Into<Span>) -> String {
     snippet(&index.file(file).text, span.into())
 }
+
+/// One way a callee expression leads to what it calls: the steps, and the conditions that
+/// choose this way (those already around the call site are left out).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Way {
+    pub via: Vec<Step>,
+    pub conditions: Vec<Condition>,
+}
+
+pub fn ways_of<'f>(index: &Index, found: impl Iterator<Item = &'f Found>, site_conds: &[Cond]) -> Vec<Way> {
+    let mut ways: Vec<Way> = found
+        .map(|f| {
+            let own: Vec<Cond> = f.conds.iter().filter(|c| !site_conds.contains(c)).copied().collect();
+            Way { via: steps(index, &f.hops), conditions: conditions(index, &own) }
+        })
+        .collect();
+    ways.sort();
+    ways.dedup();
+    ways
+}

@@ -48,12 +48,6 @@ pub struct InstanceSite {
     pub arguments: Vec<ParamBinding>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Way {
-    pub via: Vec<Step>,
-    pub conditions: Vec<Condition>,
-}
-
 /// Bound on the rounds of alias and factory discovery.
 const MAX_ROUNDS: usize = 8;
 
@@ -151,7 +145,9 @@ pub fn denoting_names(resolver: &Resolver, targets: &FxHashSet<ClassId>) -> Vec<
                     .returns
                     .iter()
                     .filter_map(|r| r.value.as_ref())
+                    .filter(|v| mentions(Span::of(&***v)))
                     .any(|v| denotes_target(&resolver.resolve(&ctx, v)));
+
                 if returns_target {
                     new.push(facts.functions[local as usize].name.to_string());
                 }
@@ -232,10 +228,8 @@ impl SiteFinder<'_, '_> {
         let index = resolver.index;
         let file = place.ctx.file;
         let location = Location::new(index, file, call.range());
-        let mut ways: Vec<Way> =
-            ways.iter().map(|f| Way { via: steps(index, &f.hops), conditions: conditions(index, &f.conds) }).collect();
-        ways.sort();
-        ways.dedup();
+        let ways = ways_of(index, ways.iter().copied(), place.conds);
+
         let (init, arguments) = bind_constructor(resolver, &place.ctx, call, class);
         InstanceSite {
             line: index.file(file).line_text(location.line).trim().to_string(),

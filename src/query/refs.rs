@@ -178,6 +178,22 @@ impl RefFinder<'_, '_> {
     }
 }
 
+impl RefFinder<'_, '_> {
+    /// Whether `name` is a local of an enclosing function bound by something other than an
+    /// import (imports are resolved: they may bring the definition in).
+    fn bound_locally(&self, place: &Place, name: &str) -> bool {
+        let Some(func) = place.ctx.function else { return false };
+        let scope = self.resolver.local_scope(func);
+        scope.is_local(name)
+            && scope.bindings[name].iter().all(|b| {
+                !matches!(
+                    b.kind,
+                    crate::resolve::LocalKind::Import { .. } | crate::resolve::LocalKind::ImportFrom { .. }
+                )
+            })
+    }
+}
+
 impl Visit for RefFinder<'_, '_> {
     fn stmt(&mut self, place: &Place, stmt: &Stmt) {
         let Stmt::ImportFrom(import) = stmt else { return };
@@ -216,6 +232,11 @@ impl Visit for RefFinder<'_, '_> {
                     if place.ctx.function.is_none() && self.matches(&found) {
                         self.record(place, Span::of(name), kind, &found, Span::of(name));
                     }
+                    return;
+                }
+                if self.bound_locally(place, name.id.as_str()) {
+                    // A local variable of the same name: another definition by Python's rules.
+                    self.other += 1;
                     return;
                 }
                 let found = self.resolver.resolve(&place.ctx, expr);

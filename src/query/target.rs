@@ -108,22 +108,23 @@ pub fn find_class(resolver: &Resolver, spec: &str) -> Result<ClassId, TargetErro
     }
 }
 
-/// Up to five class or function names that resemble `spec` (same name in another case, or
-/// containing it).
+/// Up to five class or function names that resemble `spec`: a few edits away (typos), or
+/// containing it.
 fn similar(index: &Index, spec: &str) -> Vec<String> {
     let last = spec.rsplit('.').next().unwrap_or(spec).to_lowercase();
-    let mut out: Vec<String> = index
-        .all_classes()
-        .filter(|c| index.class(*c).name.to_lowercase().contains(&last))
-        .map(|c| index.class_path(c))
-        .chain(
-            index
-                .all_functions()
-                .filter(|f| index.function(*f).name.to_lowercase().contains(&last))
-                .map(|f| index.function_path(f)),
-        )
-        .collect();
-    out.sort_by_key(|p| (p.len(), p.clone()));
+    let budget = (last.len() / 4).max(2);
+    let distance = |name: &str| {
+        let name = name.to_lowercase();
+        if name.contains(&last) { 0 } else { strsim::damerau_levenshtein(&name, &last) }
+    };
+    let classes = index.all_classes().map(|c| (distance(&index.class(c).name), index.class_path(c)));
+    let functions = index
+        .all_functions()
+        .filter(|f| !index.function(*f).qualname.contains("<locals>"))
+        .map(|f| (distance(&index.function(f).name), index.function_path(f)));
+    let mut out: Vec<(usize, String)> = classes.chain(functions).filter(|(d, _)| *d <= budget).collect();
+    out.sort();
+    out.dedup();
     out.truncate(5);
-    out
+    out.into_iter().map(|(_, path)| path).collect()
 }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use crate::query::args::{ArgSource, ArgValue, ParamBinding};
 use crate::query::bindings::BindingsReport;
-use crate::query::common::{Condition, Step, Unresolved, short};
+use crate::query::common::{Condition, Step, Unresolved, Way, short};
 use crate::query::instances::InstancesReport;
 use crate::query::origin::Origin;
 use crate::query::stats::Stats;
@@ -28,6 +28,24 @@ fn steps(out: &mut String, indent: &str, steps: &[Step]) {
         let kind =
             serde_json::to_value(step.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
         let _ = writeln!(out, "{indent}{:<15} {}  {}", kind.replace('_', " "), step.location, short(&step.code));
+    }
+}
+
+fn ways(out: &mut String, ways: &[Way]) {
+    for (i, way) in ways.iter().enumerate() {
+        if ways.len() > 1 {
+            let _ = writeln!(out, "  way {}:", i + 1);
+        }
+        steps(out, "    via ", &way.via);
+        if !way.conditions.is_empty() {
+            // These conditions may come from other functions (a factory's branches): say where.
+            let joined: Vec<String> = way
+                .conditions
+                .iter()
+                .map(|c| format!("{} [{}:{}]", c.text, c.location.path, c.location.line))
+                .collect();
+            let _ = writeln!(out, "    if  {}", short(&joined.join("  and  ")));
+        }
     }
 }
 
@@ -120,8 +138,7 @@ pub fn bindings(report: &BindingsReport) -> String {
         let _ = writeln!(out, "\n{}  in {}", site.location, site.enclosing);
         let _ = writeln!(out, "  | {}", short(&site.line));
         let _ = writeln!(out, "  calls {}", site.callee);
-        steps(&mut out, "    via ", &site.via);
-        conditions(&mut out, "    if  ", "", &site.callee_conditions);
+        ways(&mut out, &site.ways);
         conditions(&mut out, "  ", "when: ", &site.conditions);
         for value in &site.values {
             let _ = writeln!(out, "  {} = {}", report.param, arg_value(&value.arg));
@@ -150,13 +167,7 @@ pub fn instances(report: &InstancesReport) -> String {
         if report.classes.len() > 1 {
             let _ = writeln!(out, "  constructs {}", site.class.path);
         }
-        for (i, way) in site.ways.iter().enumerate() {
-            if site.ways.len() > 1 {
-                let _ = writeln!(out, "  way {}:", i + 1);
-            }
-            steps(&mut out, "    via ", &way.via);
-            conditions(&mut out, "    if  ", "", &way.conditions);
-        }
+        ways(&mut out, &site.ways);
         conditions(&mut out, "  ", "when: ", &site.conditions);
         match &site.init {
             Some(init) => {
@@ -278,9 +289,10 @@ pub fn refs(report: &crate::query::refs::RefsReport) -> String {
         let _ = writeln!(out, "  {:<10} {}{enclosing}\n             | {}", kind, r.location, short(&r.line));
     }
     if report.other_matches > 0 {
+        let verb = if report.other_matches == 1 { "resolves" } else { "resolve" };
         let _ = writeln!(
             out,
-            "\n{} of the same name resolve to other definitions (not listed)",
+            "\n{} of the same name {verb} to other definitions (not listed)",
             plural(report.other_matches, "occurrence", "occurrences")
         );
     }

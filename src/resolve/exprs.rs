@@ -8,7 +8,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use super::locals::LocalKind;
-use super::{Cond, Def, Found, Hop, HopKind, MAX_ALTERNATIVES, MAX_DEPTH, Resolver};
+use super::{Cond, Def, Found, Hop, HopKind, MAX_ALTERNATIVES, MAX_DEPTH, MAX_STEPS, Resolver};
 use crate::index::{AttrWrite, ClassId, FileId, FuncId, FunctionKind, Guard, GuardKind, Parent};
 use crate::syntax::{constant, stmt_with_range};
 
@@ -39,6 +39,11 @@ pub struct Walk {
     pub factories: Vec<FuncId>,
     pub attributes: Vec<(ClassId, Name)>,
     pub depth: usize,
+    /// Bumped whenever a cycle or bound cut resolution short: what was computed meanwhile is
+    /// partial and must not be memoised.
+    pub cut: usize,
+    /// Expressions evaluated so far by this resolution (bounded by [`MAX_STEPS`]).
+    pub steps: usize,
 }
 
 fn cond(file: FileId, range: Span, kind: GuardKind) -> Cond {
@@ -83,8 +88,14 @@ impl Resolver<'_> {
 
     pub(crate) fn expr(&self, ctx: &Ctx, expr: &Expr, walk: &mut Walk) -> Vec<Found> {
         if walk.depth > MAX_DEPTH {
+            walk.cut += 1;
             return vec![Found::unresolved(format!("resolution deeper than {MAX_DEPTH} steps"))];
         }
+        if walk.steps >= MAX_STEPS {
+            walk.cut += 1;
+            return vec![Found::unresolved(format!("resolution took more than {MAX_STEPS} steps"))];
+        }
+        walk.steps += 1;
         walk.depth += 1;
         let found = self.expr_inner(ctx, expr, walk);
         walk.depth -= 1;
@@ -156,35 +167,57 @@ impl Resolver<'_> {
         while let Some(func) = function {
             let scope = self.local_scope(func);
             if scope.is_local(name) {
-                let mut out = Vec::new();
-                for binding in &scope.bindings[name] {
-                    let conds: Vec<Cond> =
-                        binding.guards.iter().map(|&guard| Cond { file: func.file, guard }).collect();
-                    let hop = |kind| Hop { file: func.file, range: binding.stmt, kind };
-                    let found = match &binding.kind {
-                        LocalKind::Param => self.param(func, name, walk),
-                        LocalKind::Value(value) => {
-                            with_prefix(self.expr(&Ctx::function(func), value, walk), &[hop(HopKind::Alias)], &[])
-                        }
-                        LocalKind::Import { module } => vec![Found::new(self.module_def(module))],
-                        LocalKind::ImportFrom { module, name } => {
-                            let found = self.import_from_pub(module, name, walk);
-                            with_prefix(found, &[hop(HopKind::Import)], &[])
-                        }
-                        LocalKind::Function(f) => vec![Found::new(Def::Function(*f))],
-                        LocalKind::Class(c) => vec![Found::new(Def::Class(*c))],
-                        LocalKind::Other => vec![Found::new(Def::Opaque {
-                            file: func.file,
-                            range: binding.stmt,
-                            name: Name::new(name),
-                        })],
-                    };
-                    out.extend(with_prefix(found, &[], &conds));
-                }
-                return out;
+                return self.local_name(func, name, walk);
             }
             function = self.enclosing_function(func);
         }
+        self.nonlocal_name(ctx, name, walk)
+    }
+
+    /// A name local to `func`: every binding of it in the body, each under its guards.
+    /// Memoised per (function, name).
+    fn local_name(&self, func: FuncId, name: &str, walk: &mut Walk) -> Vec<Found> {
+        let key = (func, Name::new(name));
+        if let Some(found) = self.local_names_memo.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return found.to_vec();
+        }
+        let cut_before = walk.cut;
+        let scope = self.local_scope(func);
+        let mut out = Vec::new();
+        for binding in &scope.bindings[name] {
+            let conds: Vec<Cond> = binding.guards.iter().map(|&guard| Cond { file: func.file, guard }).collect();
+            let hop = |kind| Hop { file: func.file, range: binding.stmt, kind };
+            let found = match &binding.kind {
+                LocalKind::Param => self.param(func, name, walk),
+                LocalKind::Value(value) => {
+                    with_prefix(self.expr(&Ctx::function(func), value, walk), &[hop(HopKind::Alias)], &[])
+                }
+                LocalKind::Import { module } => vec![Found::new(self.module_def(module))],
+                LocalKind::ImportFrom { module, name } => {
+                    let found = self.import_from_pub(module, name, walk);
+                    with_prefix(found, &[hop(HopKind::Import)], &[])
+                }
+                LocalKind::Function(f) => vec![Found::new(Def::Function(*f))],
+                LocalKind::Class(c) => vec![Found::new(Def::Class(*c))],
+                LocalKind::Other => {
+                    vec![Found::new(Def::Opaque { file: func.file, range: binding.stmt, name: Name::new(name) })]
+                }
+            };
+            out.extend(with_prefix(found, &[], &conds));
+        }
+        let out = finish(out);
+        if walk.cut == cut_before {
+            self.local_names_memo
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(key, std::sync::Arc::new(out.clone()));
+        }
+        out
+    }
+
+    /// A name not local to any enclosing function: class body (for class-level code), module,
+    /// builtins.
+    fn nonlocal_name(&self, ctx: &Ctx, name: &str, walk: &mut Walk) -> Vec<Found> {
         if let (None, Some(class)) = (ctx.function, ctx.class) {
             let facts = self.index.class(class);
             let bindings: Vec<_> = facts.body.iter().filter(|b| b.name.as_str() == name).collect();
@@ -375,11 +408,16 @@ impl Resolver<'_> {
         self.global_in(ctx.file, name, walk).is_empty()
     }
 
-    /// Everything `func` may return: each `return` value with its guards.
+    /// Everything `func` may return: each `return` value with its guards. Memoised.
     fn returns(&self, func: FuncId, walk: &mut Walk) -> Vec<Found> {
+        if let Some(found) = self.returns_memo.read().unwrap_or_else(|e| e.into_inner()).get(&func) {
+            return found.to_vec();
+        }
         if walk.factories.contains(&func) {
+            walk.cut += 1;
             return vec![Found::unresolved(format!("recursive call of {}", self.index.function_path(func)))];
         }
+        let cut_before = walk.cut;
         walk.factories.push(func);
         let scope = self.local_scope(func);
         let mut out = Vec::new();
@@ -396,6 +434,10 @@ impl Resolver<'_> {
             out.push(Found::new(Def::Constant(crate::syntax::Constant::None)));
         }
         walk.factories.pop();
+        let out = finish(out);
+        if walk.cut == cut_before {
+            self.returns_memo.write().unwrap_or_else(|e| e.into_inner()).insert(func, std::sync::Arc::new(out.clone()));
+        }
         out
     }
 
@@ -436,10 +478,15 @@ impl Resolver<'_> {
     /// (methods bind, properties return) and `self.attr = ...` writes in the MRO's methods.
     pub fn instance_attribute(&self, class: ClassId, attr: &str, walk: &mut Walk) -> Vec<Found> {
         let key = (class, Name::new(attr));
+        if let Some(found) = self.attributes_memo.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return found.to_vec();
+        }
         if walk.attributes.contains(&key) {
+            walk.cut += 1;
             return vec![Found::unresolved(format!("attribute `{attr}` refers to itself"))];
         }
-        walk.attributes.push(key);
+        let cut_before = walk.cut;
+        walk.attributes.push(key.clone());
         let mro = self.mro(class);
         let mut out = Vec::new();
         'classes: for base in &mro.classes {
@@ -485,10 +532,17 @@ impl Resolver<'_> {
         }
         walk.attributes.pop();
         if out.is_empty() {
-            if let Some(external) = mro.external.first() {
-                return vec![Found::new(Def::External(format!("{external}.{attr}")))];
-            }
-            return vec![Found::unresolved(format!("no attribute `{attr}` on {}", self.index.class_path(class)))];
+            out = match mro.external.first() {
+                Some(external) => vec![Found::new(Def::External(format!("{external}.{attr}")))],
+                None => vec![Found::unresolved(format!("no attribute `{attr}` on {}", self.index.class_path(class)))],
+            };
+        }
+        let out = finish(out);
+        if walk.cut == cut_before {
+            self.attributes_memo
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(key, std::sync::Arc::new(out.clone()));
         }
         out
     }

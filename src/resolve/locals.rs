@@ -99,23 +99,30 @@ impl Resolver<'_> {
         let Some(Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, facts.range) else {
             return scope;
         };
-        // Nested definitions are indexed; find their ids by range.
-        let nested: FxHashMap<Span, NestedDef> = file
-            .facts
-            .functions
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.parent == Parent::Function(func))
-            .map(|(i, f)| (f.range, NestedDef::Function(FuncId { file: func.file, local: i as u32 })))
-            .chain(
-                file.facts
-                    .classes
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| c.parent == Parent::Function(func))
-                    .map(|(i, c)| (c.range, NestedDef::Class(ClassId { file: func.file, local: i as u32 }))),
-            )
-            .collect();
+        // Nested definitions are indexed in source order: those of this function follow it,
+        // inside its range.
+        let inside = |range: Span| range.start > facts.range.start && range.end <= facts.range.end;
+        let mut nested: FxHashMap<Span, NestedDef> = FxHashMap::default();
+        let functions = &file.facts.functions;
+        for (i, f) in functions.iter().enumerate().skip(func.local as usize + 1) {
+            if f.range.start >= facts.range.end {
+                break;
+            }
+            if inside(f.range) && f.parent == Parent::Function(func) {
+                nested.insert(f.range, NestedDef::Function(FuncId { file: func.file, local: i as u32 }));
+            }
+        }
+        let classes = &file.facts.classes;
+        let first_class = classes.partition_point(|c| c.range.start <= facts.range.start);
+        for (i, c) in classes.iter().enumerate().skip(first_class) {
+            if c.range.start >= facts.range.end {
+                break;
+            }
+            if c.parent == Parent::Function(func) {
+                nested.insert(c.range, NestedDef::Class(ClassId { file: func.file, local: i as u32 }));
+            }
+        }
+
         let mut builder =
             ScopeBuilder { scope: &mut scope, nested: &nested, module_name: &file.module, is_package: file.is_package };
         builder.suite(&def.body, &mut Vec::new(), 0);

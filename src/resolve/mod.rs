@@ -24,6 +24,9 @@ pub use mro::{BaseRef, Mro};
 
 /// How deep expression resolution follows aliases, factories and attributes.
 pub const MAX_DEPTH: usize = 24;
+/// How many expressions one resolution may evaluate before it stops (cycles through code that
+/// is not memoised can otherwise take exponential time).
+pub const MAX_STEPS: usize = 20_000;
 /// How many alternatives one expression may denote before the rest is reported as a bound.
 pub const MAX_ALTERNATIVES: usize = 64;
 
@@ -179,6 +182,9 @@ pub struct Resolver<'a> {
     pub index: &'a Index,
     globals: RwLock<FxHashMap<(FileId, Name), Arc<Vec<Found>>>>,
     locals: RwLock<FxHashMap<FuncId, Arc<LocalScope>>>,
+    returns_memo: RwLock<FxHashMap<FuncId, Arc<Vec<Found>>>>,
+    local_names_memo: RwLock<FxHashMap<(FuncId, Name), Arc<Vec<Found>>>>,
+    attributes_memo: RwLock<FxHashMap<(ClassId, Name), Arc<Vec<Found>>>>,
     mros: RwLock<FxHashMap<ClassId, Arc<Mro>>>,
     subclasses: std::sync::OnceLock<FxHashMap<ClassId, Vec<ClassId>>>,
 }
@@ -189,6 +195,9 @@ impl<'a> Resolver<'a> {
             index,
             globals: RwLock::default(),
             locals: RwLock::default(),
+            returns_memo: RwLock::default(),
+            local_names_memo: RwLock::default(),
+            attributes_memo: RwLock::default(),
             mros: RwLock::default(),
             subclasses: std::sync::OnceLock::new(),
         }

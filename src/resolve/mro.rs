@@ -106,12 +106,15 @@ impl Resolver<'_> {
                 MroEntry::Class(c) => {
                     let base_mro = self.mro_in(*c, visiting);
                     problems.extend(base_mro.problems.iter().cloned());
-                    sequences.push(base_mro.entries.clone());
+                    // In a cycle the base's order leads back here; the class is already first.
+                    sequences
+                        .push(base_mro.entries.iter().filter(|e| **e != MroEntry::Class(class)).cloned().collect());
                 }
                 other => sequences.push(vec![other.clone()]),
             }
         }
-        sequences.push(bases.clone());
+        sequences.push(bases.iter().filter(|e| **e != MroEntry::Class(class)).cloned().collect());
+
         let mut entries = vec![MroEntry::Class(class)];
         match c3_merge(sequences) {
             Ok(merged) => entries.extend(merged),

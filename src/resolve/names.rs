@@ -21,13 +21,17 @@ impl Resolver<'_> {
             return found.clone();
         }
         if walk.names.contains(&key) || walk.names.len() > super::MAX_DEPTH {
+            walk.cut += 1;
             // An import cycle (`a` imports `x` from `b`, which imports it from `a`).
             return Arc::new(vec![Found::unresolved(format!("import cycle while looking up `{name}`"))]);
         }
+        let cut_before = walk.cut;
         walk.names.push(key.clone());
         let found = Arc::new(self.compute_global(file, name, walk));
         walk.names.pop();
-        self.globals.write().unwrap_or_else(|e| e.into_inner()).insert(key, found.clone());
+        if walk.cut == cut_before {
+            self.globals.write().unwrap_or_else(|e| e.into_inner()).insert(key, found.clone());
+        }
         found
     }
 
