@@ -88,7 +88,11 @@ pub enum Command {
         #[arg(long, value_name = "NAME")]
         member: Option<String>,
     },
+    /// What a function (a factory) can return: each `return`, the conditions that lead to it,
+    /// and what the returned expression denotes.
+    Returns { function: String },
     /// Semantic references to a class, function, method or module: imports, reads, writes and
+
     /// calls that resolve to it (text matches that resolve elsewhere are not listed).
     Refs { name: String },
     /// Index the tree and print counts and diagnostics.

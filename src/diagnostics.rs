@@ -22,10 +22,6 @@ pub enum DiagnosticKind {
     DuplicateModule,
     /// An expression or statement nests deeper than the analysis follows.
     TooDeep,
-    /// A class is (directly or not) its own base.
-    InheritanceCycle,
-    /// The bases of a class admit no C3 linearization.
-    MroConflict,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -89,6 +89,14 @@ fn run(cli: Cli) -> Exit {
             }
             Err(err) => return usage(&err),
         },
+        Command::Returns { function } => match target::find(&resolver, function) {
+            Ok(target::Target::Function(func)) => {
+                let answer = scaletrace::query::returns::returns(&resolver, func);
+                (render(format, &answer, report::text::returns), Exit::Success)
+            }
+            Ok(other) => return usage(&format!("`{}` is not a function", other.path(&resolver.index))),
+            Err(err) => return usage(&err),
+        },
         Command::Stats => {
             let answer = scaletrace::query::stats::stats(&workspace);
             (render(format, &answer, report::text::stats), Exit::Success)

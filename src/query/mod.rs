@@ -8,6 +8,7 @@ pub mod hierarchy;
 pub mod instances;
 pub mod origin;
 pub mod refs;
+pub mod returns;
 pub mod stats;
 pub mod target;
 pub mod walk;

@@ -299,3 +299,27 @@ pub fn refs(report: &crate::query::refs::RefsReport) -> String {
     unresolved(&mut out, &report.unresolved);
     out
 }
+
+pub fn returns(report: &crate::query::returns::ReturnsReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}  ({})", report.function.path, report.function.location);
+    let _ = writeln!(out, "returns at {}:", plural(report.returns.len(), "place", "places"));
+    for ret in &report.returns {
+        let _ = writeln!(out, "\n  {}  {}", ret.location, short(&ret.code));
+        conditions(&mut out, "    ", "when: ", &ret.conditions);
+        for d in &ret.denotes {
+            let location = d.location.as_ref().map(|l| format!("  {l}")).unwrap_or_default();
+            let _ = writeln!(out, "    = {}{location}", d.description);
+            steps(&mut out, "        via ", &d.via);
+
+            if !d.conditions.is_empty() && d.conditions.len() > ret.conditions.len() {
+                let extra: Vec<&str> = d.conditions[ret.conditions.len()..].iter().map(|c| c.text.as_str()).collect();
+                let _ = writeln!(out, "        if  {}", short(&extra.join("  and  ")));
+            }
+        }
+    }
+    if report.falls_through {
+        let _ = writeln!(out, "\n  (end of body)  returns None when no `return` runs");
+    }
+    out
+}

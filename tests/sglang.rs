@@ -1,0 +1,134 @@
+//! The structural questions on the real test bed, SGLang 0.5.23 from PyPI, with the answers
+//! established by reading its code (see docs/walkthrough-sglang.md). The wheel is fetched by
+//! scripts/fetch-sglang.sh; without network the test says so and passes without checking.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn sglang_tree() -> Option<PathBuf> {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/fetch-sglang.sh");
+    let out = Command::new("bash").arg(script).output().ok()?;
+    if !out.status.success() {
+        eprintln!("SKIPPED: SGLang 0.5.23 is not available ({})", String::from_utf8_lossy(&out.stderr).trim());
+        return None;
+    }
+    Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+fn query(tree: &PathBuf, args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_scaletrace"))
+        .arg("--root")
+        .arg(tree)
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .expect("scaletrace runs");
+    assert!(out.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON output")
+}
+
+fn at(site: &Value, path: &str, line: u64) -> bool {
+    site["location"]["path"] == path && site["location"]["line"] == line
+}
+
+#[test]
+fn sglang_structural_questions() {
+    let Some(tree) = sglang_tree() else { return };
+
+    // Where is HashTopK instantiated? Once, in DeepseekV2MoE.__init__, for hash layers.
+    let hash = query(&tree, &["instances", "HashTopK"]);
+    let sites = hash["sites"].as_array().unwrap();
+    assert_eq!(sites.len(), 1, "{hash:#}");
+    let site = &sites[0];
+    assert!(at(site, "sglang/srt/models/deepseek_v2.py", 771));
+    assert_eq!(site["enclosing"], "DeepseekV2MoE.__init__");
+    assert_eq!(site["conditions"][0]["text"], "self.is_hash and not (is_nextn and is_deepseek_v4)");
+    let flag = site["arguments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["param"] == "apply_routed_scaling_factor_on_output")
+        .unwrap();
+    assert_eq!(flag["values"][0]["code"], "self.experts.should_fuse_routed_scaling_factor_in_topk");
+
+    // Every binding of apply_routed_scaling_factor_on_output, including through topk_kwargs.
+    let flag = query(&tree, &["bindings", "--any", "apply_routed_scaling_factor_on_output"]);
+    let sites = flag["sites"].as_array().unwrap();
+    let hash_site =
+        sites.iter().find(|s| at(s, "sglang/srt/models/deepseek_v2.py", 771)).expect("HashTopK(...) binding");
+    let origins = &hash_site["values"][0]["origins"];
+    assert!(
+        origins.as_array().unwrap().iter().any(|o| o["kind"] == "attribute_write"
+            && o["location"]["path"] == "sglang/srt/layers/moe/fused_moe_triton/layer.py"
+            && o["location"]["line"] == 615),
+        "the flag is FusedMoE.should_fuse_routed_scaling_factor_in_topk, set at layer.py:615: {origins:#}"
+    );
+    let topk_site =
+        sites.iter().find(|s| at(s, "sglang/srt/models/deepseek_v2.py", 828)).expect("TopK(**topk_kwargs) binding");
+    assert_eq!(topk_site["callee"], "sglang.srt.layers.moe.topk.TopK.__init__");
+    let values = topk_site["values"].as_array().unwrap();
+    assert_eq!(values.len(), 2, "dict(...) entry and the DSV4 update: {values:?}");
+    assert_eq!(values[0]["source"], "dict");
+    assert_eq!(values[0]["location"]["line"], 797);
+    assert_eq!(values[0]["overridden"], true);
+    assert_eq!(values[1]["location"]["line"], 823);
+    assert!(values[1]["conditions"].as_array().unwrap().iter().any(|c| c["text"] == "is_deepseek_v4"));
+    for (path, line) in [
+        ("sglang/srt/models/nemotron_h.py", 291),
+        ("sglang/srt/models/kimi_k3.py", 524),
+        ("sglang/srt/models/glm4_moe_lite.py", 223),
+    ] {
+        assert!(sites.iter().any(|s| at(s, path, line)), "missing {path}:{line}");
+    }
+
+    // The origin of self.mlp in DeepSeek V4's decoder layers: deepseek_v2.DeepseekV2MoE.
+    let layer = query(&tree, &["hierarchy", "DeepseekV4CudaDecoderLayer", "--member", "mlp"]);
+    let mro: Vec<&str> = layer["mro"].as_array().unwrap().iter().map(|m| m["path"].as_str().unwrap()).collect();
+    assert_eq!(
+        mro,
+        [
+            "sglang.srt.models.deepseek_v4.DeepseekV4CudaDecoderLayer",
+            "sglang.srt.models.deepseek_v4.DeepseekV4DecoderLayerBase",
+            "torch.nn.Module"
+        ]
+    );
+    let mlp = &layer["attributes"][0];
+    assert_eq!(mlp["name"], "mlp");
+    let write = &mlp["assignments"][0];
+    assert_eq!(write["by"], "sglang.srt.models.deepseek_v4.DeepseekV4DecoderLayerBase.__init__");
+    assert_eq!(write["location"]["line"], 3155);
+    assert_eq!(write["holds"][0]["description"], "instance of sglang.srt.models.deepseek_v2.DeepseekV2MoE");
+    let platform = query(&tree, &["hierarchy", "DeepseekV4PlatformDecoderLayer"]);
+    assert!(
+        platform["mro"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["path"] == "sglang.srt.models.deepseek_v4.DeepseekV4DecoderLayerBase")
+    );
+
+    // What get_moe_impl_class can return: FusedMoE, DeepEPMoE, FusedMoE.
+    let factory = query(&tree, &["returns", "get_moe_impl_class"]);
+    let returns: Vec<(u64, &str)> = factory["returns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["location"]["line"].as_u64().unwrap(), r["denotes"][0]["description"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        returns,
+        [
+            (354, "class sglang.srt.layers.moe.fused_moe_triton.layer.FusedMoE"),
+            (364, "class sglang.srt.layers.moe.ep_moe.layer.DeepEPMoE"),
+            (365, "class sglang.srt.layers.moe.fused_moe_triton.layer.FusedMoE"),
+        ]
+    );
+    assert_eq!(factory["returns"][0]["conditions"][0]["text"], "get_moe_a2a_backend().is_mori_epv2()");
+
+    // References to HashTopK: its definition, two imports, a call, an isinstance read.
+    let refs = query(&tree, &["refs", "HashTopK"]);
+    let kinds: Vec<&str> = refs["references"].as_array().unwrap().iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["definition", "import", "read", "import", "call"]);
+}
