@@ -95,6 +95,36 @@ pub enum Command {
 
     /// calls that resolve to it (text matches that resolve elsewhere are not listed).
     Refs { name: String },
+    /// How many times VALUE is applied on the output of ENTRY's forward path, in every
+    /// configuration: the application sites with their evidence, the conditions, a table, a
+    /// verdict (ONCE, TWICE, NEVER, INVERSE, MIXED, UNKNOWN).
+    Trace(TraceArgs),
     /// Index the tree and print counts and diagnostics.
     Stats,
+}
+
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// The traced value: reads of `<obj>.VALUE`, `getattr(<obj>, "VALUE", ...)` and parameters
+    /// named VALUE are its origins (e.g. `routed_scaling_factor`).
+    pub value: String,
+    /// The entry: `CLASS` (its `forward`) or `CLASS.METHOD`, dotted path or bare name.
+    #[arg(long, value_name = "CLASS[.METHOD]")]
+    pub entry: String,
+    /// Fix an atom as the output names it (`_use_aiter=false`, `SGLANG_CUTLASS_MOE=1`,
+    /// `config.model_type=deepseek_v4`) or bind an unknown object to a class
+    /// (`self.experts.quant_method=Fp8MoEMethod`). Repeatable.
+    #[arg(long = "assume", value_name = "NAME=VALUE")]
+    pub assumes: Vec<String>,
+    /// Evaluate these methods in order on the entry object, sharing a dict-like `state`
+    /// (two-batch-overlap op lists), instead of `forward`.
+    #[arg(long, value_delimiter = ',', value_name = "A,B,C")]
+    pub methods: Vec<String>,
+    /// Only reads at this place are origins of the value (`path/to/file.py:LINE`, the path as
+    /// the output prints it).
+    #[arg(long, value_name = "FILE:LINE")]
+    pub origin: Option<String>,
+    /// Extra kernel models (TOML, see docs/kernel-models.md). Repeatable.
+    #[arg(long = "kernels", value_name = "FILE")]
+    pub kernels: Vec<PathBuf>,
 }

@@ -97,6 +97,20 @@ fn run(cli: Cli) -> Exit {
             Ok(other) => return usage(&format!("`{}` is not a function", other.path(&resolver.index))),
             Err(err) => return usage(&err),
         },
+        Command::Trace(args) => match trace_options(&resolver, args) {
+            Ok(options) => match scaletrace::eval::run(&resolver, options) {
+                Ok(answer) => {
+                    let exit = match answer.verdict {
+                        scaletrace::eval::report::Verdict::Once => Exit::Success,
+                        scaletrace::eval::report::Verdict::Unknown => Exit::Unknown,
+                        _ => Exit::Finding,
+                    };
+                    (render(format, &answer, report::text::trace), exit)
+                }
+                Err(err) => return usage(&err),
+            },
+            Err(err) => return usage(&err),
+        },
         Command::Stats => {
             let answer = scaletrace::query::stats::stats(&workspace);
             (render(format, &answer, report::text::stats), Exit::Success)
@@ -123,4 +137,76 @@ fn render<T: serde::Serialize>(format: Format, answer: &T, text: impl Fn(&T) -> 
 fn usage(err: &dyn std::fmt::Display) -> Exit {
     eprintln!("scaletrace: {err}");
     Exit::Usage
+}
+
+/// Turns the trace arguments into options: the entry resolved, assumptions parsed, kernel
+/// model files read.
+fn trace_options(
+    resolver: &scaletrace::resolve::Resolver,
+    args: &cli::TraceArgs,
+) -> Result<scaletrace::eval::TraceOptions, String> {
+    use scaletrace::eval::{Assume, AssumedValue};
+    use scaletrace::syntax::Constant;
+    let index = resolver.index;
+    let (entry, methods) = match target::find(resolver, &args.entry).map_err(|e| e.to_string())? {
+        target::Target::Class(class) => (class, args.methods.clone()),
+        target::Target::Function(func) => match index.function(func).class() {
+            Some(class) if args.methods.is_empty() => (class, vec![index.function(func).name.to_string()]),
+            Some(_) => return Err("give either --entry CLASS.METHOD or --methods, not both".into()),
+            None => return Err(format!("`{}` is a function; the entry is a class or a method", args.entry)),
+        },
+        target::Target::Module(_) => {
+            return Err(format!("`{}` is a module; the entry is a class or a method", args.entry));
+        }
+    };
+    let mut assumes = Vec::new();
+    for spec in &args.assumes {
+        let Some((name, value)) = spec.split_once('=') else {
+            return Err(format!("--assume `{spec}`: expected NAME=VALUE"));
+        };
+        let value = value.trim();
+        let parsed = match value {
+            "true" | "True" => AssumedValue::Const(Constant::Bool(true)),
+            "false" | "False" => AssumedValue::Const(Constant::Bool(false)),
+            "none" | "None" => AssumedValue::Const(Constant::None),
+            _ => {
+                if let Ok(i) = value.parse::<i64>() {
+                    AssumedValue::Const(Constant::Int(i))
+                } else if let Ok(x) = value.parse::<f64>() {
+                    AssumedValue::Const(Constant::Float(x))
+                } else if let Some(s) = value
+                    .strip_prefix('"')
+                    .and_then(|v| v.strip_suffix('"'))
+                    .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+                {
+                    AssumedValue::Const(Constant::Str(s.to_string()))
+                } else if let Ok(class) = target::find_class(resolver, value) {
+                    AssumedValue::Class(class)
+                } else {
+                    AssumedValue::Const(Constant::Str(value.to_string()))
+                }
+            }
+        };
+        assumes.push(Assume { name: name.trim().to_string(), value: parsed, used: std::cell::Cell::new(false) });
+    }
+    let origin = match &args.origin {
+        None => None,
+        Some(spec) => {
+            let (path, line) = spec.rsplit_once(':').ok_or_else(|| format!("--origin `{spec}`: expected FILE:LINE"))?;
+            let line: u32 = line.parse().map_err(|_| format!("--origin `{spec}`: LINE is not a number"))?;
+            let file = index
+                .files
+                .iter_enumerated()
+                .find(|(_, f)| f.display == path || f.display.ends_with(&format!("/{path}")))
+                .map(|(id, _)| id)
+                .ok_or_else(|| format!("--origin `{spec}`: no such file in the tree"))?;
+            Some((file, line))
+        }
+    };
+    let mut kernel_files = Vec::new();
+    for path in &args.kernels {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("--kernels {}: {e}", path.display()))?;
+        kernel_files.push((path.display().to_string(), text));
+    }
+    Ok(scaletrace::eval::TraceOptions { value: args.value.clone(), entry, methods, assumes, origin, kernel_files })
 }

@@ -380,3 +380,21 @@ impl std::hash::Hash for Constant {
         }
     }
 }
+
+/// The absolute module a `from ... import` names, for an importing module `module` (relative
+/// imports count from the package; a package's `__init__` is its own package).
+pub fn absolute_import(module: &str, is_package: bool, import: &ast::StmtImportFrom) -> Option<String> {
+    let relative = import.module.as_ref().map(|m| m.as_str());
+    if import.level == 0 {
+        return relative.map(str::to_string);
+    }
+    let mut parts: Vec<&str> = module.split('.').collect();
+    if !is_package {
+        parts.pop();
+    }
+    for _ in 1..import.level {
+        parts.pop()?;
+    }
+    parts.extend(relative);
+    (!parts.is_empty()).then(|| parts.join("."))
+}

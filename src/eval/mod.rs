@@ -1,1 +1,20 @@
-//! The trace evaluator.
+//! The trace evaluator: how many times a value is applied on a forward path, per
+//! configuration. It builds the entry object as its `__init__` would and evaluates the entry
+//! method abstractly (see ARCHITECTURE.md, "The evaluator").
+//!
+//! Architecture invariant: the evaluator never prints; it returns a [`report::TraceReport`].
+
+mod builtins;
+mod calls;
+pub mod cond;
+mod exprs;
+mod interp;
+pub mod kernels;
+mod ops;
+pub mod report;
+mod stmts;
+pub mod trace;
+pub mod value;
+
+pub use interp::{Assume, AssumedValue};
+pub use report::{TraceOptions, TraceReport, run};

@@ -149,7 +149,7 @@ impl<'a> Collector<'a> {
                 }
             }
             Stmt::ImportFrom(import) => {
-                let Some(module) = self.absolute_module(import) else {
+                let Some(module) = crate::syntax::absolute_import(self.module, self.is_package, import) else {
                     return;
                 };
                 for alias in &import.names {
@@ -293,24 +293,6 @@ impl<'a> Collector<'a> {
             (Some(all), true) => all.extend(names),
             (all, _) => *all = Some(names),
         }
-    }
-
-    fn absolute_module(&self, import: &ast::StmtImportFrom) -> Option<String> {
-        let relative = import.module.as_ref().map(|m| m.as_str());
-        if import.level == 0 {
-            return relative.map(str::to_string);
-        }
-        let mut parts: Vec<&str> = self.module.split('.').collect();
-        if !self.is_package {
-            parts.pop();
-        }
-        for _ in 1..import.level {
-            parts.pop()?;
-        }
-        if let Some(relative) = relative {
-            parts.push(relative);
-        }
-        (!parts.is_empty()).then(|| parts.join("."))
     }
 
     fn function(&mut self, def: &ast::StmtFunctionDef, scope: Scope, guards: &[Guard], depth: usize) {

@@ -323,3 +323,101 @@ pub fn returns(report: &crate::query::returns::ReturnsReport) -> String {
     }
     out
 }
+
+pub fn trace(report: &crate::eval::TraceReport) -> String {
+    use crate::eval::report::{SiteOut, Verdict};
+    let mut out = String::new();
+    let verdict =
+        serde_json::to_value(report.verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    let _ =
+        writeln!(out, "{} on the output of {}.{}: {verdict}", report.value, report.entry, report.methods.join(", "));
+    let bad = report.rows.iter().filter(|r| !matches!(r.verdict, Verdict::Once)).count();
+    if report.rows.len() > 1 || bad > 0 {
+        let _ = writeln!(out, "  {} of {} groups of configurations are not ONCE", bad, report.rows.len());
+    }
+    let _ = writeln!(out, "\nconfigurations:");
+    let _ = writeln!(out, "  {:<8} {:<9} when", "verdict", "exponent");
+    for row in &report.rows {
+        let v = serde_json::to_value(row.verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let exp = match row.exponent {
+            Some(e) => e.to_string(),
+            None => row.exponents.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(","),
+        };
+        let _ = writeln!(out, "  {v:<8} {exp:<9} {}", row.when);
+    }
+    let mut shown: Vec<&SiteOut> = Vec::new();
+    for (i, row) in report.rows.iter().enumerate() {
+        let v = serde_json::to_value(row.verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let _ = writeln!(out, "\nrow {}: {v} when {}", i + 1, row.when);
+        if let Some(reason) = &row.reason {
+            let _ = writeln!(out, "  why unknown: {reason}");
+        }
+        if row.parts.is_empty() {
+            let _ = writeln!(out, "  no application of {} reaches the output here", report.value);
+        }
+        for part in &row.parts {
+            let incomplete = if part.incomplete { " (incomplete)" } else { "" };
+            let _ = writeln!(out, "  part of the output with exponent {}{incomplete}:", part.exponent);
+            for site in &part.sites {
+                let sign = if site.exponent > 0 { format!("+{}", site.exponent) } else { site.exponent.to_string() };
+                let kind = serde_json::to_value(site.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+                    .replace('_', " ");
+                let _ = writeln!(out, "    {sign} {kind:<12} {}  | {}", site.location, short(&site.code));
+                if shown.contains(&site) {
+                    continue;
+                }
+                shown.push(site);
+                if let Some(callee) = &site.callee {
+                    let _ = writeln!(out, "         callee {callee}");
+                }
+                if let Some(note) = &site.note {
+                    let _ = writeln!(out, "         {}", short(note));
+                }
+                let _ = writeln!(out, "         runs when {}", short(&site.when));
+                for hop in &site.evidence {
+                    let kind = serde_json::to_value(hop.kind)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default();
+                    let _ = writeln!(out, "         {kind:<9} {}  | {}", hop.location, short(&hop.code));
+                }
+            }
+        }
+    }
+    if !report.atoms.is_empty() {
+        let _ = writeln!(out, "\natoms (fix one with --assume):");
+        for atom in &report.atoms {
+            let _ = writeln!(out, "  {}   --assume {}", short(&atom.name), atom.assume_as);
+        }
+    }
+    if !report.assumptions.is_empty() {
+        let _ = writeln!(out, "\nassumed:");
+        for a in &report.assumptions {
+            let used = if a.used { "" } else { "   (matched nothing)" };
+            let _ = writeln!(out, "  {} = {}{used}", a.name, a.value);
+        }
+    }
+    if !report.unresolved.is_empty() {
+        let _ = writeln!(out, "\nunresolved ({}):", report.unresolved.len());
+        for note in &report.unresolved {
+            let location = note.location.as_ref().map(|l| l.to_string()).unwrap_or_default();
+            let _ = writeln!(out, "  {location}  {}", note.what);
+        }
+    }
+    if !report.bounds.is_empty() {
+        let _ = writeln!(out, "\nbounds hit ({}):", report.bounds.len());
+        for note in &report.bounds {
+            let location = note.location.as_ref().map(|l| format!("{l}  ")).unwrap_or_default();
+            let _ = writeln!(out, "  {location}{}", note.what);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n({} steps, {} objects, {} atoms, {} sites)",
+        report.stats.steps, report.stats.objects, report.stats.atoms, report.stats.sites
+    );
+    out
+}

@@ -212,7 +212,7 @@ impl ScopeBuilder<'_> {
                 }
             }
             Stmt::ImportFrom(import) => {
-                if let Some(module) = absolute(self.module_name, self.is_package, import) {
+                if let Some(module) = crate::syntax::absolute_import(self.module_name, self.is_package, import) {
                     for alias in &import.names {
                         let name = alias.asname.as_ref().unwrap_or(&alias.name);
                         let kind = LocalKind::ImportFrom { module: module.clone(), name: alias.name.to_string() };
@@ -264,22 +264,6 @@ impl ScopeBuilder<'_> {
             _ => {}
         }
     }
-}
-
-fn absolute(module: &str, is_package: bool, import: &ast::StmtImportFrom) -> Option<String> {
-    let relative = import.module.as_ref().map(|m| m.as_str());
-    if import.level == 0 {
-        return relative.map(str::to_string);
-    }
-    let mut parts: Vec<&str> = module.split('.').collect();
-    if !is_package {
-        parts.pop();
-    }
-    for _ in 1..import.level {
-        parts.pop()?;
-    }
-    parts.extend(relative);
-    (!parts.is_empty()).then(|| parts.join("."))
 }
 
 impl LocalScope {

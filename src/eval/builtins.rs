@@ -1,0 +1,219 @@
+//! Python builtins with a meaning for the evaluator: `isinstance`, `getattr`, `hasattr`,
+//! `setattr`, `len`, `range`, `enumerate`, `zip`, conversions, `min`/`max`, containers.
+
+use std::rc::Rc;
+
+use super::calls::Args;
+use super::cond::{AtomKey, Cond};
+use super::interp::{Interp, ObjKind};
+use super::value::*;
+use crate::syntax::Constant;
+
+impl Interp<'_, '_> {
+    pub fn call_builtin(&mut self, name: &str, args: Args, pc: &Cond, loc: Loc) -> G {
+        let arg = |i: usize| args.positional.get(i).map(|a| a.value.clone());
+        match name {
+            "isinstance" | "issubclass" => {
+                let (Some(value), Some(classes)) = (arg(0), arg(1)) else { return self.anon(pc, loc) };
+                let mut holds = self.conds.falsity();
+                for (vc, v) in value.0.clone() {
+                    for (cc, cv) in classes.0.clone() {
+                        let list: Vec<Value> = match &cv {
+                            Value::Tuple(items) => items
+                                .iter()
+                                .flat_map(|g| g.0.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>())
+                                .collect(),
+                            other => vec![other.clone()],
+                        };
+                        let v = if name == "issubclass" {
+                            match &v {
+                                Value::Class(c) => {
+                                    let id = self.alloc(ObjKind::Instance(*c), loc);
+                                    Value::Obj(id)
+                                }
+                                other => other.clone(),
+                            }
+                        } else {
+                            v.clone()
+                        };
+                        let t = self.isinstance(&v, &list, loc);
+                        holds = holds.or(&vc.and(&cc).and(&t));
+                    }
+                }
+                self.bool_value(&holds, pc)
+            }
+            "getattr" => {
+                let (Some(value), Some(attr)) = (arg(0), arg(1)) else { return self.anon(pc, loc) };
+                let default = arg(2);
+                let mut out = G::empty();
+                for (ac, av) in attr.0.clone() {
+                    let c = ac.and(pc);
+                    match &av {
+                        Value::Const(Constant::Str(attr)) => {
+                            let got = self.getattr_g(&value, attr, &c, loc);
+                            for (gc, gv) in got.0 {
+                                let missing = matches!(&gv, Value::Unknown(r) if r.contains("no attribute") || r.contains("never set"));
+                                match (&default, missing) {
+                                    (Some(d), true) => out.extend(&self.conds, d.restrict(&self.conds, &gc)),
+                                    _ => out.push(&self.conds, gc, gv),
+                                }
+                            }
+                        }
+                        _ => {
+                            self.blocker(loc, "getattr with a name computed at run time");
+                            out.push(&self.conds, c, Value::unknown("dynamic getattr"));
+                        }
+                    }
+                }
+                out
+            }
+            "hasattr" => {
+                let (Some(value), Some(attr)) = (arg(0), arg(1)) else { return self.anon(pc, loc) };
+                let Some(Value::Const(Constant::Str(attr))) = attr.single().cloned() else { return self.anon(pc, loc) };
+                let got = self.getattr_g(&value, &attr, pc, loc);
+                let mut holds = self.conds.falsity();
+                for (c, v) in got.0 {
+                    let t = match &v {
+                        Value::Unknown(r) if r.contains("no attribute") || r.contains("never set") => {
+                            self.conds.falsity()
+                        }
+                        Value::Sym(s) => {
+                            let label = format!("hasattr({}, {attr:?})", self.syms[*s as usize].label());
+                            self.atom(AtomKey::Test(label.clone()), || label)
+                        }
+                        _ => self.conds.truth(),
+                    };
+                    holds = holds.or(&c.and(&t));
+                }
+                self.bool_value(&holds, pc)
+            }
+            "setattr" => {
+                if let (Some(obj), Some(attr), Some(value)) = (arg(0), arg(1), arg(2)) {
+                    if let Some(Value::Const(Constant::Str(attr))) = attr.single().cloned() {
+                        let name = ruff_python_ast::name::Name::new(&attr);
+                        for (c, v) in obj.0.clone() {
+                            if let Value::Obj(id) = v {
+                                let restricted = value.restrict(&self.conds, &c);
+                                self.set_field(id, &name, restricted, &c);
+                            }
+                        }
+                    }
+                }
+                G::under(pc.clone(), Value::none())
+            }
+            "len" => match arg(0).as_ref().and_then(|g| g.single().cloned()) {
+                Some(Value::Tuple(items)) => G::under(pc.clone(), Value::Const(Constant::Int(items.len() as i64))),
+                _ => self.anon(pc, loc),
+            },
+            "range" => {
+                let text = self.text(loc);
+                let v = self.sym(SymKey::At(loc, text.clone()), text, None);
+                G::under(pc.clone(), v)
+            }
+            "enumerate" | "zip" | "reversed" | "sorted" | "list" | "tuple" | "set" | "frozenset" | "iter" => {
+                let Some(first) = arg(0) else {
+                    let id = self.alloc(ObjKind::List(Vec::new()), loc);
+                    return G::under(pc.clone(), Value::Obj(id));
+                };
+                match name {
+                    "enumerate" => {
+                        let text = format!("index of {}", self.text(loc));
+                        let index = self.sym(SymKey::At(loc, text.clone()), text, None);
+                        let element =
+                            self.iter_element(&first, pc, loc, &ruff_python_ast::Expr::NoneLiteral(Default::default()));
+                        let pair = Value::Tuple(Rc::new(vec![G::under(pc.clone(), index), element]));
+                        let id = self.alloc(ObjKind::List(vec![G::under(pc.clone(), pair)]), loc);
+                        G::under(pc.clone(), Value::Obj(id))
+                    }
+                    "zip" => {
+                        let mut items = Vec::new();
+                        for a in &args.positional {
+                            items.push(self.iter_element(
+                                &a.value,
+                                pc,
+                                loc,
+                                &ruff_python_ast::Expr::NoneLiteral(Default::default()),
+                            ));
+                        }
+                        let id =
+                            self.alloc(ObjKind::List(vec![G::under(pc.clone(), Value::Tuple(Rc::new(items)))]), loc);
+                        G::under(pc.clone(), Value::Obj(id))
+                    }
+                    _ => first,
+                }
+            }
+            "dict" => {
+                let mut entries: Vec<(Rc<str>, G)> = Vec::new();
+                if let Some(Value::Obj(id)) = arg(0).as_ref().and_then(|g| g.single().cloned()) {
+                    if let ObjKind::Dict(more) = self.heap[id as usize].kind.clone() {
+                        entries = more;
+                    }
+                }
+                for (key, a) in &args.keywords {
+                    super::exprs::set_entry(&mut entries, key.as_str(), a.value.clone(), self, pc);
+                }
+                let id = self.alloc(ObjKind::Dict(entries), loc);
+                G::under(pc.clone(), Value::Obj(id))
+            }
+            "int" | "float" | "bool" | "abs" | "round" | "sum" | "str" => match arg(0) {
+                Some(value) => self.map(&value, |this, v| match (name, v) {
+                    ("bool", v) => {
+                        let t = this.truthy_value(&v, loc);
+                        if t.is_true() {
+                            Value::Const(Constant::Bool(true))
+                        } else if t.is_false() {
+                            Value::Const(Constant::Bool(false))
+                        } else {
+                            v
+                        }
+                    }
+                    ("float", Value::Const(Constant::Int(i))) => Value::Const(Constant::Float(i as f64)),
+                    ("int", Value::Const(Constant::Float(x))) => Value::Const(Constant::Int(x as i64)),
+                    (_, v @ (Value::Num(_) | Value::Const(_) | Value::Sym(_))) => v,
+                    _ => Value::unknown(format!("{name}(...)")),
+                }),
+                None => G::under(pc.clone(), Value::Const(Constant::Int(0))),
+            },
+            "min" | "max" => {
+                let mut out: Option<G> = None;
+                for a in &args.positional {
+                    out = Some(match out {
+                        None => a.value.clone(),
+                        Some(prev) => {
+                            if a.value.iter().chain(prev.iter()).any(|(_, v)| matches!(v, Value::Num(_))) {
+                                self.union_nums(&prev, &a.value, pc)
+                            } else {
+                                let v = self.anon(pc, loc);
+                                v
+                            }
+                        }
+                    });
+                }
+                out.unwrap_or_else(|| self.anon(pc, loc))
+            }
+            "type" => match arg(0) {
+                Some(value) => self.map(&value, |this, v| match v {
+                    Value::Obj(id) => match this.heap[id as usize].kind {
+                        ObjKind::Instance(c) | ObjKind::Abstract(c, _) => Value::Class(c),
+                        _ => Value::unknown("type of a container"),
+                    },
+                    _ => Value::unknown("type of an unknown value"),
+                }),
+                None => self.anon(pc, loc),
+            },
+            "print" | "callable" | "id" | "hash" | "repr" | "vars" | "dir" | "next" | "any" | "all" | "format"
+            | "divmod" | "ord" | "chr" | "open" => self.anon(pc, loc),
+            _ => {
+                let text = self.text(loc);
+                let v = self.sym(SymKey::At(loc, text.clone()), text, None);
+                G::under(pc.clone(), v)
+            }
+        }
+    }
+
+    fn anon(&mut self, pc: &Cond, loc: Loc) -> G {
+        let text = self.text(loc);
+        let v = self.sym(SymKey::At(loc, text.clone()), text, None);
+        G::under(pc.clone(), v)
+    }
+}

@@ -1,0 +1,694 @@
+//! Calls: functions of the tree (arguments bound, body evaluated), constructors, module calls
+//! (`module(x)` runs `forward`), methods of unknown receivers (one alternative per
+//! implementation in the tree), builtins, and callees outside the tree.
+
+use std::rc::Rc;
+
+use ruff_python_ast::name::Name;
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+use super::cond::{AtomKey, Cond};
+use super::interp::{Frame, Interp, MAX_CALL_DEPTH, MAX_IMPLEMENTATIONS, ObjKind};
+use super::trace::HopKind;
+use super::value::*;
+use crate::index::{ClassId, FuncId, ParamKind};
+use crate::syntax::{Constant, stmt_with_range};
+
+/// One argument as evaluated.
+#[derive(Clone, Debug)]
+pub struct Arg {
+    pub value: G,
+    pub loc: Option<Loc>,
+}
+
+/// A call's arguments as evaluated.
+#[derive(Clone, Debug, Default)]
+pub struct Args {
+    pub positional: Vec<Arg>,
+    /// A `*expr` whose items are not known: the positionals after it are not known either.
+    pub unknown_star: bool,
+    pub keywords: Vec<(Name, Arg)>,
+    /// `**expr` values (dict objects, or unknown).
+    pub splats: Vec<G>,
+}
+
+impl Args {
+    pub fn all_values(&self) -> impl Iterator<Item = &G> {
+        self.positional.iter().map(|a| &a.value).chain(self.keywords.iter().map(|(_, a)| &a.value))
+    }
+}
+
+impl Interp<'_, '_> {
+    pub fn eval_call(&mut self, frame: &mut Frame, call: &ast::ExprCall, pc: &Cond) -> G {
+        let loc = self.loc(frame.file, call);
+        // `super()` needs the frame: the class of the method and its `self`.
+        if let Expr::Name(name) = call.func.as_ref() {
+            if name.id.as_str() == "super" && frame.locals.get("super").is_none() {
+                return self.eval_super(frame, call, pc, loc);
+            }
+        }
+        let callee = self.eval(frame, &call.func, pc);
+        let args = self.eval_args(frame, &call.arguments, pc);
+        let result = self.call(&callee, args, pc, loc);
+        // In-place tensor methods (`x.mul_(v)`, `shared.add_(routed, alpha=v)`) update `x`.
+        if let Expr::Attribute(attr) = call.func.as_ref() {
+            if attr.attr.as_str().ends_with('_') && !attr.attr.as_str().starts_with('_') && is_assignable(&attr.value) {
+                let receiver = self.eval(frame, &attr.value, pc);
+                if receiver.iter().any(|(_, v)| matches!(v, Value::Num(_))) {
+                    let mut updated = G::empty();
+                    for (c, v) in result.0.clone() {
+                        if matches!(v, Value::Num(_)) {
+                            updated.push(&self.conds, c, v);
+                        }
+                    }
+                    let covered = updated.coverage(&self.conds);
+                    updated.extend(&self.conds, receiver.restrict(&self.conds, &covered.not()));
+                    self.assign_target(frame, &attr.value, updated, pc);
+                }
+            }
+        }
+        result
+    }
+
+    fn eval_super(&mut self, frame: &mut Frame, call: &ast::ExprCall, pc: &Cond, loc: Loc) -> G {
+        let args = &call.arguments.args;
+        if args.len() == 2 {
+            let class = self.eval(frame, &args[0], pc);
+            let receiver = self.eval(frame, &args[1], pc);
+            if let (Some(Value::Class(c)), Some(r)) = (class.single(), receiver.single()) {
+                return G::under(pc.clone(), Value::Super(*c, Box::new(r.clone())));
+            }
+        }
+        let Some(func) = frame.func else { return G::under(pc.clone(), Value::unknown("super() outside a method")) };
+        let mut owner = self.index.function(func).class();
+        let mut enclosing = func;
+        while owner.is_none() {
+            match self.index.function(enclosing).parent {
+                crate::index::Parent::Function(outer) => {
+                    enclosing = outer;
+                    owner = self.index.function(outer).class();
+                }
+                _ => break,
+            }
+        }
+        let Some(class) = owner else { return G::under(pc.clone(), Value::unknown("super() outside a method")) };
+        let first = self.index.function(enclosing).params.first().map(|p| p.name.clone());
+        let receiver = match first.and_then(|n| frame.locals.get(&n).cloned()) {
+            Some(g) => g,
+            None => return G::under(pc.clone(), Value::unknown("super() without self")),
+        };
+        let _ = loc;
+        self.map(&receiver.restrict(&self.conds, pc), |_, r| Value::Super(class, Box::new(r)))
+    }
+
+    pub fn eval_args(&mut self, frame: &mut Frame, arguments: &ast::Arguments, pc: &Cond) -> Args {
+        let mut args = Args::default();
+        for arg in arguments.args.iter() {
+            let loc = Some(self.loc(frame.file, arg));
+            if let Expr::Starred(star) = arg {
+                let value = self.eval(frame, &star.value, pc);
+                match value.single() {
+                    Some(Value::Tuple(items)) => {
+                        args.positional.extend(items.iter().map(|g| Arg { value: g.clone(), loc }))
+                    }
+                    Some(Value::Obj(id)) if matches!(self.heap[*id as usize].kind, ObjKind::List(_)) => {
+                        let ObjKind::List(items) = self.heap[*id as usize].kind.clone() else { unreachable!() };
+                        args.positional.extend(items.into_iter().map(|g| Arg { value: g, loc }));
+                    }
+                    _ => args.unknown_star = true,
+                }
+                continue;
+            }
+            let value = self.eval(frame, arg, pc);
+            args.positional.push(Arg { value, loc });
+        }
+        for keyword in arguments.keywords.iter() {
+            let value = self.eval(frame, &keyword.value, pc);
+            match &keyword.arg {
+                Some(name) => args
+                    .keywords
+                    .push((name.id.clone(), Arg { value, loc: Some(self.loc(frame.file, &keyword.value)) })),
+                None => args.splats.push(value),
+            }
+        }
+        args
+    }
+
+    /// Calls every alternative of `callee`.
+    pub fn call(&mut self, callee: &G, args: Args, pc: &Cond, loc: Loc) -> G {
+        let mut out = G::empty();
+        for (c, v) in callee.0.clone() {
+            let c = c.and(pc);
+            if !self.conds.feasible(&c) {
+                continue;
+            }
+            let result = self.call_value(&v, args.clone(), &c, loc);
+            out.extend(&self.conds, result);
+        }
+        let (out, hit) = out.bounded(&self.conds);
+        if hit {
+            self.bound(Some(loc), "a call returned more alternatives than kept");
+        }
+        out
+    }
+
+    pub fn call_value(&mut self, callee: &Value, args: Args, pc: &Cond, loc: Loc) -> G {
+        match callee {
+            Value::Func(f) => self.call_function(*f, None, args, pc, loc),
+            Value::Bound(f, receiver) => match receiver.as_ref() {
+                Value::Sym(s) if self.syms[*s as usize].class_hint.is_some() => {
+                    self.dispatch_unknown(*s, *f, args, pc, loc)
+                }
+                _ => self.call_function(*f, Some(receiver.as_ref().clone()), args, pc, loc),
+            },
+            Value::Class(class) => self.construct(*class, args, pc, loc),
+            Value::Obj(id) => self.call_object(*id, args, pc, loc),
+            Value::External(path) => {
+                let path = path.clone();
+                self.call_external(&path, None, args, pc, loc)
+            }
+            Value::ExternalObj(path) => {
+                let path = path.clone();
+                self.call_external(&format!("{path}.__call__"), Some(callee.clone()), args, pc, loc)
+            }
+            Value::Builtin(name) => {
+                let name = name.clone();
+                self.call_builtin(&name, args, pc, loc)
+            }
+            Value::Method(receiver, name) => {
+                let (receiver, name) = (receiver.as_ref().clone(), name.clone());
+                self.call_method(&receiver, &name, args, pc, loc)
+            }
+            Value::Partial(partial) => {
+                let mut merged = Args {
+                    positional: partial.args.iter().map(|g| Arg { value: g.clone(), loc: None }).collect(),
+                    ..Args::default()
+                };
+                merged.positional.extend(args.positional);
+                merged.unknown_star = args.unknown_star;
+                merged.keywords =
+                    partial.kwargs.iter().map(|(n, g)| (n.clone(), Arg { value: g.clone(), loc: None })).collect();
+                merged.keywords.extend(args.keywords);
+                merged.splats = args.splats;
+                let func = partial.func.clone();
+                self.call(&func, merged, pc, loc)
+            }
+            Value::Sym(s) => {
+                let label = self.syms[*s as usize].label();
+                self.call_unknown(&label, Some(*s), args, pc, loc)
+            }
+            Value::Unknown(reason) => {
+                let label = format!("unresolved callee ({reason})");
+                self.call_unknown(&label, None, args, pc, loc)
+            }
+            Value::Property(func, receiver) => {
+                let value = self.call_function(*func, Some(receiver.as_ref().clone()), Args::default(), pc, loc);
+                self.call(&value, args, pc, loc)
+            }
+            other => G::under(pc.clone(), Value::unknown(format!("calling {}", super::exprs::short_kind(other)))),
+        }
+    }
+
+    /// A callee that could not be resolved: data passed to it comes back as data of unknown
+    /// scale (reported), anything else as a symbol.
+    fn call_unknown(&mut self, label: &str, sym: Option<SymId>, args: Args, pc: &Cond, loc: Loc) -> G {
+        let carries_data = args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))));
+        if carries_data {
+            self.blocker(
+                loc,
+                format!("data passes through `{label}`, which is not resolved: what it does to the scale is not known"),
+            );
+            let mut result = self.call_external(label, None, args, pc, loc);
+            result = self.map(&result, |_, v| match v {
+                Value::Num(n) => Value::Num(Rc::new(taint(&n))),
+                other => other,
+            });
+            return result;
+        }
+        let text = self.text(loc);
+        let value = match sym {
+            Some(s) => self.sym(SymKey::Path(s, "()".into()), format!("{label}()"), None),
+            None => self.sym(SymKey::At(loc, text.clone()), text, None),
+        };
+        G::under(pc.clone(), value)
+    }
+
+    /// Evaluates a function of the tree with its parameters bound.
+    pub fn call_function(&mut self, func: FuncId, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
+        if self.stack.len() >= MAX_CALL_DEPTH {
+            self.bound(Some(loc), format!("calls nested deeper than {MAX_CALL_DEPTH}"));
+            return G::under(
+                pc.clone(),
+                Value::unknown(format!("call depth bound at {}", self.index.function_path(func))),
+            );
+        }
+        if self.stack.iter().filter(|&&f| f == func).count() >= 2 {
+            return G::under(
+                pc.clone(),
+                Value::unknown(format!("recursive call of {}", self.index.function_path(func))),
+            );
+        }
+        let facts = self.index.function(func).clone();
+        let module = self.index.file(func.file).ast();
+        let Some(Stmt::FunctionDef(def)) = stmt_with_range(&module.body, facts.range) else {
+            return G::under(pc.clone(), Value::unknown("function body not found"));
+        };
+        if contains_yield(&def.body) {
+            self.blocker(loc, format!("{} is a generator: not followed", self.index.function_path(func)));
+            return G::under(pc.clone(), Value::unknown("generator"));
+        }
+        let mut frame = self.frame(Some(func), func.file);
+        self.bind_params(&mut frame, func, &facts.params, receiver, args, pc, loc);
+        self.stack.push(func);
+        self.exec_block(&mut frame, &def.body, pc);
+        self.stack.pop();
+        let mut result = frame.returns;
+        let falls_off = pc.and(&frame.alive);
+        if self.conds.feasible(&falls_off) {
+            result.push(&self.conds, falls_off, Value::none());
+        }
+        // The traced value leaving a function is a hop worth showing.
+        let label = format!("returned by {}", self.index.function(func).qualname);
+        let ret_loc = Loc { file: func.file, span: facts.name_range };
+        self.map(&result, |this, v| match v {
+            Value::Num(n) if !n.tensor && n.carries_traced() => {
+                let hop = this.hop(ret_loc, HopKind::Return, label.clone());
+                Value::Num(Rc::new(super::exprs::extend_chain(&n, hop)))
+            }
+            other => other,
+        })
+    }
+
+    /// Binds arguments to parameters the way Python does.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_params(
+        &mut self,
+        frame: &mut Frame,
+        func: FuncId,
+        params: &[crate::index::Param],
+        receiver: Option<Value>,
+        args: Args,
+        pc: &Cond,
+        loc: Loc,
+    ) {
+        let mut params: Vec<crate::index::Param> = params.to_vec();
+        if let Some(receiver) = receiver {
+            if !params.is_empty()
+                && matches!(params[0].kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)
+            {
+                let first = params.remove(0);
+                frame.locals.insert(first.name, G::under(pc.clone(), receiver));
+            }
+        }
+        let qualname = self.index.function(func).qualname.clone();
+        let mut given: Vec<Option<G>> = vec![None; params.len()];
+        let mut extra_positional: Vec<G> = Vec::new();
+        let mut extra_keywords: Vec<(Rc<str>, G)> = Vec::new();
+        let positional: Vec<usize> = params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword))
+            .map(|(i, _)| i)
+            .collect();
+        for (i, arg) in args.positional.iter().enumerate() {
+            let value = self.note_argument(
+                &arg.value,
+                arg.loc.unwrap_or(loc),
+                &qualname,
+                positional.get(i).map(|&p| params[p].name.as_str()).unwrap_or("*args"),
+            );
+            match positional.get(i) {
+                Some(&p) => given[p] = Some(value),
+                None => extra_positional.push(value),
+            }
+        }
+        for (name, arg) in &args.keywords {
+            let value = self.note_argument(&arg.value, arg.loc.unwrap_or(loc), &qualname, name.as_str());
+            match params.iter().position(|p| {
+                p.name == *name
+                    && !matches!(p.kind, ParamKind::PositionalOnly | ParamKind::VarPositional | ParamKind::VarKeyword)
+            }) {
+                Some(p) => given[p] = Some(value),
+                None => extra_keywords.push((Rc::from(name.as_str()), value)),
+            }
+        }
+        let mut unknown_keywords = false;
+        for splat in &args.splats {
+            for (c, v) in splat.0.clone() {
+                let Value::Obj(id) = v else {
+                    unknown_keywords = true;
+                    continue;
+                };
+                let ObjKind::Dict(entries) = self.heap[id as usize].kind.clone() else {
+                    unknown_keywords = true;
+                    continue;
+                };
+                for (key, entry) in entries {
+                    let entry = entry.restrict(&self.conds, &c);
+                    let entry = self.note_argument(&entry, loc, &qualname, &key);
+                    match params.iter().position(|p| {
+                        p.name.as_str() == key.as_ref()
+                            && !matches!(
+                                p.kind,
+                                ParamKind::PositionalOnly | ParamKind::VarPositional | ParamKind::VarKeyword
+                            )
+                    }) {
+                        Some(p) => {
+                            // The entry may be present only under some conditions: overlay it.
+                            let covered = entry.coverage(&self.conds);
+                            let mut merged = entry;
+                            if let Some(old) = given[p].take() {
+                                merged.extend(&self.conds, old.restrict(&self.conds, &covered.not()));
+                            }
+                            given[p] = Some(merged);
+                        }
+                        None => extra_keywords.push((key, entry)),
+                    }
+                }
+            }
+        }
+        for (i, param) in params.iter().enumerate() {
+            let value = match param.kind {
+                ParamKind::VarPositional => {
+                    G::under(pc.clone(), Value::Tuple(Rc::new(std::mem::take(&mut extra_positional))))
+                }
+                ParamKind::VarKeyword => {
+                    let id = self.alloc(ObjKind::Dict(std::mem::take(&mut extra_keywords)), loc);
+                    G::under(pc.clone(), Value::Obj(id))
+                }
+                _ => {
+                    let explicit = given[i].take().unwrap_or_default();
+                    let covered = explicit.coverage(&self.conds);
+                    let rest = pc.and(&covered.not());
+                    let mut value = explicit;
+                    if self.conds.feasible(&rest) {
+                        let fallback =
+                            if (args.unknown_star && param.kind != ParamKind::KeywordOnly) || unknown_keywords {
+                                let display = param.name.to_string();
+                                let v = self.param_symbol(func, param, display);
+                                G::under(rest.clone(), v)
+                            } else if let Some(default) = &param.default {
+                                let mut defaults = self.frame(None, func.file);
+                                let default = default.clone();
+                                self.eval(&mut defaults, &default, &rest)
+                            } else if param.name.as_str() == self.traced.name {
+                                // A parameter named after the traced value that nobody passes.
+                                G::under(rest.clone(), self.traced_origin(Loc { file: func.file, span: param.range }))
+                            } else {
+                                let v = self.param_symbol(func, param, param.name.to_string());
+                                G::under(rest.clone(), v)
+                            };
+                        value.extend(&self.conds, fallback);
+                    }
+                    value
+                }
+            };
+            frame.locals.insert(param.name.clone(), value);
+        }
+    }
+
+    /// The value of a parameter no argument gives: a symbol, of the annotated class when the
+    /// annotation names one (so its methods can be enumerated).
+    pub fn param_symbol(&mut self, func: FuncId, param: &crate::index::Param, display: String) -> Value {
+        let hint = param.annotation.as_deref().and_then(|a| {
+            let ctx = crate::resolve::Ctx::module(func.file);
+            let mut walk = crate::resolve::Walk::default();
+            self.resolver.annotation_classes(&ctx, a, &mut walk).into_iter().next()
+        });
+        self.sym(SymKey::Param(func, param.name.clone()), display, hint)
+    }
+
+    /// Records the hop when an argument carries the traced value.
+    fn note_argument(&mut self, value: &G, loc: Loc, callee: &str, param: &str) -> G {
+        if !value.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced())) {
+            return value.clone();
+        }
+        let label = format!("{callee}({param}=...)");
+        let hop = self.hop(loc, HopKind::Argument, label);
+        self.map(value, |_, v| match v {
+            Value::Num(n) if !n.tensor && n.carries_traced() => {
+                Value::Num(Rc::new(super::exprs::extend_chain(&n, hop)))
+            }
+            other => other,
+        })
+    }
+
+    /// `Class(...)`: a new object, initialized by `__init__` through the MRO; NamedTuples and
+    /// dataclasses get their fields from the arguments.
+    pub fn construct(&mut self, class: ClassId, args: Args, pc: &Cond, loc: Loc) -> G {
+        let id = self.alloc(ObjKind::Instance(class), loc);
+        match crate::query::instances::constructor_params(self.resolver, class) {
+            Some((Some(init), _, _)) => {
+                self.call_function(init, Some(Value::Obj(id)), args, pc, loc);
+            }
+            Some((None, params, _)) => {
+                let mut frame = self.frame(None, class.file);
+                let fake = self.alloc_params_frame(&mut frame, &params, args, pc, loc, class);
+                for param in &params {
+                    if let Some(g) = fake.get(param.name.as_str()) {
+                        self.set_field(id, &param.name, g.clone(), pc);
+                    }
+                }
+            }
+            None => {}
+        }
+        G::under(pc.clone(), Value::Obj(id))
+    }
+
+    /// Binds record fields like parameters (NamedTuple / dataclass constructors).
+    fn alloc_params_frame(
+        &mut self,
+        frame: &mut Frame,
+        params: &[crate::index::Param],
+        args: Args,
+        pc: &Cond,
+        loc: Loc,
+        class: ClassId,
+    ) -> rustc_hash::FxHashMap<Name, G> {
+        // Record classes have no FuncId; bind against a pseudo function of the class's file.
+        let mut out = rustc_hash::FxHashMap::default();
+        for (i, param) in params.iter().enumerate() {
+            let explicit = args
+                .keywords
+                .iter()
+                .find(|(n, _)| *n == param.name)
+                .map(|(_, a)| a.value.clone())
+                .or_else(|| args.positional.get(i).map(|a| a.value.clone()));
+            let value = match explicit {
+                Some(v) => v,
+                None => match &param.default {
+                    Some(default) => {
+                        let default = default.clone();
+                        self.eval(frame, &default, pc)
+                    }
+                    None => {
+                        let label = format!("{}.{}", self.index.class(class).name, param.name);
+                        let v = self.sym(SymKey::At(loc, label.clone()), label, None);
+                        G::under(pc.clone(), v)
+                    }
+                },
+            };
+            out.insert(param.name.clone(), value);
+        }
+        out
+    }
+
+    /// Calling an object: `__call__`, or `forward` for modules.
+    fn call_object(&mut self, id: HeapId, args: Args, pc: &Cond, loc: Loc) -> G {
+        let class = match &self.heap[id as usize].kind {
+            ObjKind::Instance(c) | ObjKind::Abstract(c, _) => *c,
+            _ => return G::under(pc.clone(), Value::unknown("calling a container")),
+        };
+        for name in ["__call__", "forward"] {
+            if let Some((_, g)) = self.class_attr(class, name, loc) {
+                let g = self.map(&g, |this, v| this.bind_class_attr(v, Value::Obj(id), false));
+                return self.call(&g, args, pc, loc);
+            }
+        }
+        G::under(
+            pc.clone(),
+            Value::unknown(format!("{} has no __call__ or forward in the tree", self.index.class(class).name)),
+        )
+    }
+
+    /// A method called on an object whose class is unknown but bounded by a base class: one
+    /// alternative per implementation in the tree, each under "the object is of that class".
+    fn dispatch_unknown(&mut self, sym: SymId, func: FuncId, args: Args, pc: &Cond, loc: Loc) -> G {
+        let name = self.index.function(func).name.clone();
+        let universe = self.universe(sym);
+        let mut groups: Vec<(FuncId, ClassId, Vec<ClassId>)> = Vec::new();
+        for class in &universe {
+            let mro = self.resolver.mro(*class);
+            let implementation = mro.classes.iter().find_map(|c| {
+                self.index.class(*c).body.iter().find_map(|b| match b.kind {
+                    crate::index::BindingKind::Function(f) if b.name == name => Some((f, *c)),
+                    _ => None,
+                })
+            });
+            let Some((f, owner)) = implementation else { continue };
+            match groups.iter_mut().find(|(g, _, _)| *g == f) {
+                Some((_, _, members)) => members.push(*class),
+                None => groups.push((f, owner, vec![*class])),
+            }
+        }
+        let mut out = G::empty();
+        for (f, owner, members) in groups {
+            if is_abstract(self.index.function(f)) {
+                continue;
+            }
+            let mut cond = self.conds.falsity();
+            for member in &members {
+                let atom = self.class_atom(sym, *member);
+                cond = cond.or(&atom);
+            }
+            let c = pc.and(&cond);
+            if !self.conds.feasible(&c) {
+                continue;
+            }
+            let receiver = self.abstract_object(owner, sym);
+            let result = self.call_function(f, Some(receiver), args.clone(), &c, loc);
+            out.extend(&self.conds, result);
+        }
+        if out.is_empty() {
+            out.push(&self.conds, pc.clone(), Value::unknown(format!("no implementation of `{name}` in the tree")));
+        }
+        out
+    }
+
+    /// The classes an unknown receiver may be: its hint and every subclass, with the atoms
+    /// "it is exactly this class" constrained to exactly one.
+    pub fn universe(&mut self, sym: SymId) -> Vec<ClassId> {
+        if let Some(u) = self.universes.get(&sym) {
+            return u.clone();
+        }
+        let Some(hint) = self.syms[sym as usize].class_hint else { return Vec::new() };
+        let mut classes = vec![hint];
+        classes.extend(self.resolver.all_subclasses(hint));
+        if classes.len() > MAX_IMPLEMENTATIONS {
+            let loc = Loc { file: hint.file, span: self.index.class(hint).name_range };
+            self.bound(
+                Some(loc),
+                format!(
+                    "{} has more than {MAX_IMPLEMENTATIONS} subclasses; the rest are not enumerated",
+                    self.index.class(hint).name
+                ),
+            );
+            classes.truncate(MAX_IMPLEMENTATIONS);
+        }
+        let atoms: Vec<Cond> = classes.iter().map(|c| self.class_atom(sym, *c)).collect();
+        self.conds.exactly_one(&atoms);
+        self.universes.insert(sym, classes.clone());
+        classes
+    }
+
+    pub fn class_atom(&mut self, sym: SymId, class: ClassId) -> Cond {
+        let label = self.syms[sym as usize].label();
+        let class_name = self.index.class(class).name.to_string();
+        self.atom(AtomKey::IsClass(sym, class), || format!("{label} is {class_name}"))
+    }
+
+    /// `isinstance(value, classes)` for one alternative.
+    pub fn isinstance(&mut self, value: &Value, classes: &[Value], loc: Loc) -> Cond {
+        let targets: Vec<ClassId> =
+            classes.iter().filter_map(|c| if let Value::Class(c) = c { Some(*c) } else { None }).collect();
+        let external: Vec<&str> =
+            classes.iter().filter_map(|c| if let Value::External(p) = c { Some(p.as_ref()) } else { None }).collect();
+        match value {
+            Value::Obj(id) => match self.heap[*id as usize].kind.clone() {
+                ObjKind::Instance(k) | ObjKind::Abstract(k, _) => {
+                    let mro = self.resolver.mro(k);
+                    let yes = targets.iter().any(|t| mro.classes.contains(t))
+                        || external.iter().any(|e| mro.external.iter().any(|x| x == e));
+                    self.conds.constant(yes)
+                }
+                ObjKind::List(_) => self.conds.constant(external.iter().any(|e| e.ends_with("list"))),
+                ObjKind::Dict(_) => self.conds.constant(external.iter().any(|e| e.ends_with("dict"))),
+            },
+            Value::Sym(s) if self.syms[*s as usize].class_hint.is_some() && !targets.is_empty() => {
+                let universe = self.universe(*s);
+                let mut any = self.conds.falsity();
+                for k in universe {
+                    let mro = self.resolver.mro(k);
+                    if targets.iter().any(|t| mro.classes.contains(t)) {
+                        let atom = self.class_atom(*s, k);
+                        any = any.or(&atom);
+                    }
+                }
+                any
+            }
+            Value::Num(_) => {
+                self.conds.constant(external.iter().any(|e| e.ends_with("Tensor") || e.ends_with("Parameter")))
+            }
+            Value::Const(c) => {
+                let kind = match c {
+                    Constant::None => "NoneType",
+                    Constant::Bool(_) => "bool",
+                    Constant::Int(_) => "int",
+                    Constant::Float(_) => "float",
+                    Constant::Str(_) => "str",
+                };
+                let yes = classes.iter().any(
+                    |c| matches!(c, Value::Builtin(b) if b.as_ref() == kind || (kind == "bool" && b.as_ref() == "int")),
+                );
+                self.conds.constant(yes)
+            }
+            _ => {
+                let label = match value {
+                    Value::Sym(s) => self.syms[*s as usize].label(),
+                    _ => self.text(loc),
+                };
+                let names: Vec<String> = classes
+                    .iter()
+                    .map(|c| match c {
+                        Value::Class(k) => self.index.class(*k).name.to_string(),
+                        Value::External(p) | Value::Builtin(p) => p.rsplit('.').next().unwrap_or_default().to_string(),
+                        _ => "?".into(),
+                    })
+                    .collect();
+                let text = format!("isinstance({label}, {})", names.join(" | "));
+                self.atom(AtomKey::Test(text.clone()), || text)
+            }
+        }
+    }
+}
+
+/// A part whose scale is no longer known exactly.
+pub fn taint(n: &Num) -> Num {
+    let parts = n.parts.iter().map(|p| Part { unknown: true, ..p.clone() }).collect();
+    Num { tensor: n.tensor, parts }
+}
+
+fn is_assignable(expr: &Expr) -> bool {
+    matches!(expr, Expr::Name(_) | Expr::Attribute(_) | Expr::Subscript(_))
+}
+
+/// Abstract methods and methods whose body only raises are not implementations.
+fn is_abstract(func: &crate::index::FunctionFacts) -> bool {
+    func.decorators.iter().any(|d| crate::syntax::dotted_name(d).is_some_and(|n| n.ends_with("abstractmethod")))
+}
+
+fn contains_yield(body: &[Stmt]) -> bool {
+    use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+    struct Finder {
+        found: bool,
+    }
+    impl<'a> Visitor<'a> for Finder {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) && !self.found {
+                walk_stmt(self, stmt);
+            }
+        }
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if matches!(expr, Expr::Yield(_) | Expr::YieldFrom(_)) {
+                self.found = true;
+            } else if !matches!(expr, Expr::Lambda(_)) && !self.found {
+                walk_expr(self, expr);
+            }
+        }
+    }
+    let mut finder = Finder { found: false };
+    for stmt in body {
+        finder.visit_stmt(stmt);
+    }
+    finder.found
+}

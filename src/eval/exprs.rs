@@ -1,0 +1,943 @@
+//! Evaluating expressions to guarded abstract values.
+
+use std::rc::Rc;
+
+use ruff_python_ast::name::Name;
+use ruff_python_ast::{self as ast, CmpOp, Expr};
+
+use super::cond::{AtomKey, Cond};
+use super::interp::{Frame, Interp, ObjKind};
+use super::trace::HopKind;
+use super::value::*;
+use crate::index::ClassId;
+use crate::syntax::{Constant, constant};
+
+impl Interp<'_, '_> {
+    /// Every value `expr` may have under `pc`, each alternative under a condition within `pc`.
+    pub fn eval(&mut self, frame: &mut Frame, expr: &Expr, pc: &Cond) -> G {
+        let loc = self.loc(frame.file, expr);
+        if !self.step(loc) {
+            return G::under(pc.clone(), Value::unknown("evaluation budget spent"));
+        }
+        if let Some(c) = constant(expr) {
+            return G::under(pc.clone(), Value::Const(c));
+        }
+        match expr {
+            Expr::Name(name) => self.lookup(frame, name.id.as_str(), pc, loc),
+            Expr::Attribute(attr) => {
+                let base = self.eval(frame, &attr.value, pc);
+                self.getattr_g(&base, attr.attr.as_str(), pc, loc)
+            }
+            Expr::Call(call) => self.eval_call(frame, call, pc),
+            Expr::BinOp(binop) => {
+                let left = self.eval(frame, &binop.left, pc);
+                let right = self.eval(frame, &binop.right, pc);
+                self.binop(&left, binop.op, &right, pc, loc, false)
+            }
+            Expr::UnaryOp(unary) => {
+                let operand = self.eval(frame, &unary.operand, pc);
+                match unary.op {
+                    ast::UnaryOp::Not => {
+                        let t = self.truthy(&operand, loc);
+                        self.bool_value(&t.not(), pc)
+                    }
+                    ast::UnaryOp::USub => self.map(&operand, |_, v| match v {
+                        Value::Const(Constant::Int(i)) => Value::Const(Constant::Int(-i)),
+                        Value::Const(Constant::Float(x)) => Value::Const(Constant::Float(-x)),
+                        Value::Num(n) => Value::Num(n),
+                        other => other,
+                    }),
+                    _ => operand,
+                }
+            }
+            Expr::BoolOp(boolop) => self.eval_boolop(frame, boolop, pc, loc),
+            Expr::Compare(compare) => self.eval_compare(frame, compare, pc, loc),
+            Expr::If(ifexp) => {
+                let test = self.eval(frame, &ifexp.test, pc);
+                let t = self.truthy(&test, loc);
+                let mut out = G::empty();
+                let yes = pc.and(&t);
+                if self.conds.feasible(&yes) {
+                    let body = self.eval(frame, &ifexp.body, &yes);
+                    out.extend(&self.conds, body);
+                }
+                let no = pc.and(&t.not());
+                if self.conds.feasible(&no) {
+                    let orelse = self.eval(frame, &ifexp.orelse, &no);
+                    out.extend(&self.conds, orelse);
+                }
+                out
+            }
+            Expr::Tuple(tuple) => self.eval_sequence(frame, &tuple.elts, pc),
+            Expr::List(list) => {
+                let items = self.eval_items(frame, &list.elts, pc);
+                let id = self.alloc(ObjKind::List(items), loc);
+                G::under(pc.clone(), Value::Obj(id))
+            }
+            Expr::Set(set) => self.eval_sequence(frame, &set.elts, pc),
+            Expr::Dict(dict) => {
+                let mut entries: Vec<(Rc<str>, G)> = Vec::new();
+                for item in &dict.items {
+                    let value = self.eval(frame, &item.value, pc);
+                    match &item.key {
+                        Some(key) => match key.as_string_literal_expr() {
+                            Some(s) => set_entry(&mut entries, s.value.to_str(), value, self, pc),
+                            None => {
+                                // Non-literal keys: the dict is a registry looked up at run time.
+                                let key_text = self.text(self.loc(frame.file, key));
+                                set_entry(&mut entries, &format!("<{key_text}>"), value, self, pc);
+                            }
+                        },
+                        None => {
+                            // `{**other}`: merge the other dict's entries.
+                            if let Some(Value::Obj(other)) = value.single() {
+                                if let ObjKind::Dict(more) = self.heap[*other as usize].kind.clone() {
+                                    for (k, g) in more {
+                                        set_entry(&mut entries, &k, g, self, pc);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                let id = self.alloc(ObjKind::Dict(entries), loc);
+                G::under(pc.clone(), Value::Obj(id))
+            }
+            Expr::Subscript(sub) => {
+                let base = self.eval(frame, &sub.value, pc);
+                let index = self.eval(frame, &sub.slice, pc);
+                self.subscript(&base, &index, pc, loc)
+            }
+            Expr::Starred(star) => self.eval(frame, &star.value, pc),
+            Expr::Named(named) => {
+                let value = self.eval(frame, &named.value, pc);
+                if let Expr::Name(target) = named.target.as_ref() {
+                    self.assign_local(frame, &target.id, value.clone(), pc);
+                }
+                value
+            }
+            Expr::Await(inner) => self.eval(frame, &inner.value, pc),
+            Expr::ListComp(comp) => self.eval_comprehension(frame, &comp.generators, &comp.elt, pc, loc),
+            Expr::SetComp(comp) => self.eval_comprehension(frame, &comp.generators, &comp.elt, pc, loc),
+            Expr::Generator(comp) => self.eval_comprehension(frame, &comp.generators, &comp.elt, pc, loc),
+            Expr::DictComp(_) => {
+                let id = self.alloc(ObjKind::Dict(Vec::new()), loc);
+                self.blocker(loc, "dict comprehension: entries not tracked");
+                G::under(pc.clone(), Value::Obj(id))
+            }
+            Expr::FString(_) | Expr::TString(_) | Expr::BytesLiteral(_) => {
+                let text = self.text(loc);
+                let v = self.sym(SymKey::At(loc, text.clone()), text, None);
+                G::under(pc.clone(), v)
+            }
+            Expr::Lambda(_) => G::under(pc.clone(), Value::unknown("lambda")),
+            Expr::Slice(_) | Expr::EllipsisLiteral(_) => G::under(pc.clone(), Value::unknown("slice")),
+            _ => G::under(pc.clone(), Value::unknown(format!("expression `{}`", self.text(loc)))),
+        }
+    }
+
+    /// Applies `f` to every alternative.
+    pub fn map(&mut self, g: &G, mut f: impl FnMut(&mut Self, Value) -> Value) -> G {
+        let mut out = G::empty();
+        for (c, v) in g.0.clone() {
+            let mapped = f(self, v);
+            out.push(&self.conds, c, mapped);
+        }
+        out
+    }
+
+    fn eval_items(&mut self, frame: &mut Frame, elts: &[Expr], pc: &Cond) -> Vec<G> {
+        let mut items = Vec::new();
+        for elt in elts {
+            if let Expr::Starred(star) = elt {
+                let inner = self.eval(frame, &star.value, pc);
+                match inner.single() {
+                    Some(Value::Tuple(more)) => items.extend(more.iter().cloned()),
+                    _ => items.push(inner),
+                }
+            } else {
+                items.push(self.eval(frame, elt, pc));
+            }
+        }
+        items
+    }
+
+    fn eval_sequence(&mut self, frame: &mut Frame, elts: &[Expr], pc: &Cond) -> G {
+        let items = self.eval_items(frame, elts, pc);
+        G::under(pc.clone(), Value::Tuple(Rc::new(items)))
+    }
+
+    /// A comprehension: the element expression evaluated once, for one abstract element of each
+    /// iterable.
+    fn eval_comprehension(
+        &mut self,
+        frame: &mut Frame,
+        generators: &[ast::Comprehension],
+        elt: &Expr,
+        pc: &Cond,
+        loc: Loc,
+    ) -> G {
+        let mut pc = pc.clone();
+        for generator in generators {
+            let iterable = self.eval(frame, &generator.iter, &pc);
+            let element = self.iter_element(&iterable, &pc, self.loc(frame.file, &generator.iter), &generator.target);
+            self.assign_target(frame, &generator.target, element, &pc);
+            for cond in &generator.ifs {
+                let test = self.eval(frame, cond, &pc);
+                let t = self.truthy(&test, self.loc(frame.file, cond));
+                pc = pc.and(&t);
+            }
+        }
+        let _ = loc;
+        let value = self.eval(frame, elt, &pc);
+        let items = vec![value];
+        let id = self.alloc(ObjKind::List(items), loc);
+        G::under(pc, Value::Obj(id))
+    }
+
+    /// One abstract element of an iterable: the union of a tuple's items (each under a fresh
+    /// "which element" atom), a loop index symbol for `range(...)`, an element symbol otherwise.
+    pub fn iter_element(&mut self, iterable: &G, pc: &Cond, loc: Loc, target: &Expr) -> G {
+        let mut out = G::empty();
+        let target_text = self.text(Loc { file: loc.file, span: crate::syntax::Span::of(target) });
+        for (c, v) in iterable.0.clone() {
+            let items: Option<Vec<G>> = match &v {
+                Value::Tuple(items) => Some(items.as_ref().clone()),
+                Value::Obj(id) => match &self.heap[*id as usize].kind {
+                    ObjKind::List(items) => Some(items.clone()),
+                    ObjKind::Dict(entries) => Some(
+                        entries
+                            .iter()
+                            .map(|(k, g)| {
+                                G(g.0
+                                    .iter()
+                                    .map(|(c, _)| (c.clone(), Value::Const(Constant::Str(k.to_string()))))
+                                    .collect())
+                            })
+                            .collect(),
+                    ),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match items {
+                Some(items) if items.len() == 1 => out.extend(&self.conds, items[0].restrict(&self.conds, &c)),
+                Some(items) if !items.is_empty() => {
+                    // Which element this iteration sees is a choice: one atom per element.
+                    let index = self.sym_id(
+                        SymKey::LoopIndex(loc),
+                        format!("{target_text} (element of {})", self.text(loc)),
+                        None,
+                    );
+                    for (i, item) in items.iter().enumerate() {
+                        let atom = self.atom(AtomKey::Equals(index, Constant::Int(i as i64)), || {
+                            format!(
+                                "{target_text} is element {i} of {}",
+                                crate::syntax::snippet(&self.index.file(loc.file).text, loc.span)
+                            )
+                        });
+                        out.extend(&self.conds, item.restrict(&self.conds, &c.and(&atom)));
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    let element = match &v {
+                        Value::Num(n) => Value::Num(n.clone()),
+                        _ => {
+                            let display = target_text.clone();
+                            self.sym(SymKey::LoopIndex(loc), display, None)
+                        }
+                    };
+                    out.push(&self.conds, c.clone(), element);
+                }
+            }
+        }
+        let _ = pc;
+        out
+    }
+
+    fn eval_boolop(&mut self, frame: &mut Frame, boolop: &ast::ExprBoolOp, pc: &Cond, loc: Loc) -> G {
+        // `a and b`: `a` where `a` is falsy, else `b`; `a or b`: `a` where truthy, else `b`.
+        let mut out = G::empty();
+        let mut rest = pc.clone();
+        let last = boolop.values.len().saturating_sub(1);
+        for (i, value) in boolop.values.iter().enumerate() {
+            if !self.conds.feasible(&rest) {
+                break;
+            }
+            let g = self.eval(frame, value, &rest);
+            if i == last {
+                out.extend(&self.conds, g);
+                break;
+            }
+            let t = self.truthy(&g, loc);
+            let (stop, go_on) = match boolop.op {
+                ast::BoolOp::And => (t.not(), t),
+                ast::BoolOp::Or => (t.clone(), t.not()),
+            };
+            out.extend(&self.conds, g.restrict(&self.conds, &stop));
+            rest = rest.and(&go_on);
+        }
+        out
+    }
+
+    fn eval_compare(&mut self, frame: &mut Frame, compare: &ast::ExprCompare, pc: &Cond, loc: Loc) -> G {
+        let mut result = self.conds.truth();
+        let mut left = self.eval(frame, &compare.left, pc);
+        let mut left_text = self.text(self.loc(frame.file, &*compare.left));
+        for (op, right_expr) in compare.ops.iter().zip(compare.comparators.iter()) {
+            let right = self.eval(frame, right_expr, pc);
+            let right_text = self.text(self.loc(frame.file, right_expr));
+            let holds = self.compare(&left, *op, &right, &left_text, &right_text, loc);
+            result = result.and(&holds);
+            left = right;
+            left_text = right_text;
+        }
+        self.bool_value(&result, pc)
+    }
+
+    /// The condition under which `left op right` holds.
+    pub fn compare(&mut self, left: &G, op: CmpOp, right: &G, left_text: &str, right_text: &str, loc: Loc) -> Cond {
+        let mut out = self.conds.falsity();
+        for (lc, lv) in left.0.clone() {
+            for (rc, rv) in right.0.clone() {
+                let both = lc.and(&rc);
+                if !self.conds.feasible(&both) {
+                    continue;
+                }
+                let holds = self.compare_values(&lv, op, &rv, left_text, right_text, loc);
+                out = out.or(&both.and(&holds));
+            }
+        }
+        out
+    }
+
+    fn compare_values(
+        &mut self,
+        left: &Value,
+        op: CmpOp,
+        right: &Value,
+        left_text: &str,
+        right_text: &str,
+        loc: Loc,
+    ) -> Cond {
+        use CmpOp::*;
+        let negated = matches!(op, NotEq | IsNot | NotIn);
+        let base = match op {
+            NotEq => Eq,
+            IsNot => Is,
+            NotIn => In,
+            other => other,
+        };
+        let holds = match (left, base, right) {
+            (Value::Const(a), Eq | Is, Value::Const(b)) => self.conds.constant(consts_equal(a, b)),
+            (Value::Sym(s), Eq | Is, Value::Const(c)) | (Value::Const(c), Eq | Is, Value::Sym(s)) => {
+                self.equals_atom(*s, c)
+            }
+            (Value::Sym(s), In, Value::Tuple(items)) => {
+                let mut any = self.conds.falsity();
+                for item in items.iter() {
+                    for (c, v) in item.0.clone() {
+                        let eq = match &v {
+                            Value::Const(k) => self.equals_atom(*s, k),
+                            other => self.compare_values(left, Eq, other, left_text, right_text, loc),
+                        };
+                        any = any.or(&c.and(&eq));
+                    }
+                }
+                any
+            }
+            (Value::Const(a), In, Value::Tuple(items)) => {
+                let mut any = self.conds.falsity();
+                for item in items.iter() {
+                    for (c, v) in item.0.clone() {
+                        let eq = match &v {
+                            Value::Const(b) => self.conds.constant(consts_equal(a, b)),
+                            other => self.compare_values(left, Eq, other, left_text, right_text, loc),
+                        };
+                        any = any.or(&c.and(&eq));
+                    }
+                }
+                any
+            }
+            (Value::Const(Constant::None), Is, other) | (other, Is, Value::Const(Constant::None))
+                if is_surely_object(other) =>
+            {
+                self.conds.falsity()
+            }
+            (Value::Obj(a), Is | Eq, Value::Obj(b)) => self.conds.constant(a == b),
+            (Value::Class(a), Is | Eq, Value::Class(b)) => self.conds.constant(a == b),
+            (Value::Const(Constant::Int(a)), Lt | LtE | Gt | GtE, Value::Const(Constant::Int(b))) => {
+                let r = match base {
+                    Lt => a < b,
+                    LtE => a <= b,
+                    Gt => a > b,
+                    _ => a >= b,
+                };
+                self.conds.constant(r)
+            }
+            _ => {
+                // Any other comparison is one atom, named by its operands as evaluated, so the same
+                // test met twice (through different variables) is the same atom.
+                let l = self.value_label(left, left_text);
+                let r = self.value_label(right, right_text);
+                let text = format!("{l} {} {r}", cmp_text(base));
+                self.atom(AtomKey::Test(text.clone()), || text)
+            }
+        };
+        if negated { holds.not() } else { holds }
+    }
+
+    /// `sym == constant`, or the assumed truth of it.
+    pub fn equals_atom(&mut self, s: SymId, c: &Constant) -> Cond {
+        let sym = &self.syms[s as usize];
+        let display = sym.label();
+        let names: Vec<String> = std::iter::once(sym.display.clone()).chain(sym.aliases.iter().cloned()).collect();
+        if let Some(assume) = self.assumes.iter().find(|a| names.iter().any(|n| super::interp::names_match(&a.name, n)))
+        {
+            assume.used.set(true);
+            if let super::interp::AssumedValue::Const(v) = &assume.value {
+                let equal = consts_equal(v, c) || matches!((v, c), (Constant::Str(a), b) if a == &b.to_string());
+                return self.conds.constant(equal);
+            }
+        }
+        // Compare with a constant's own truthiness when it is a boolean: `x == True` is `x`.
+        if let Constant::Bool(b) = c {
+            let t = self.truthy_value(
+                &Value::Sym(s),
+                Loc { file: crate::index::FileId::from_u32(0), span: Default::default() },
+            );
+            return if *b { t } else { t.not() };
+        }
+        self.atom(AtomKey::Equals(s, c.clone()), || format!("{display} == {c}"))
+    }
+
+    /// How a value is named in an atom: a symbol by its label, a constant by its value,
+    /// anything else by the source text.
+    pub fn value_label(&self, value: &Value, text: &str) -> String {
+        match value {
+            Value::Sym(s) => self.syms[*s as usize].label(),
+            Value::Const(c) => c.to_string(),
+            _ => text.to_string(),
+        }
+    }
+
+    /// `base[index]`.
+    pub fn subscript(&mut self, base: &G, index: &G, pc: &Cond, loc: Loc) -> G {
+        let mut out = G::empty();
+        for (bc, bv) in base.0.clone() {
+            for (ic, iv) in index.0.clone() {
+                let c = bc.and(&ic);
+                if !self.conds.feasible(&c) {
+                    continue;
+                }
+                let result = match (&bv, &iv) {
+                    (Value::Tuple(items), Value::Const(Constant::Int(i))) => {
+                        let i = if *i < 0 { items.len() as i64 + i } else { *i };
+                        match items.get(i as usize) {
+                            Some(g) => {
+                                out.extend(&self.conds, g.restrict(&self.conds, &c));
+                                continue;
+                            }
+                            None => Value::unknown("tuple index out of range"),
+                        }
+                    }
+                    (Value::Obj(id), _) => match self.heap[*id as usize].kind.clone() {
+                        ObjKind::List(items) => {
+                            let i = match &iv {
+                                Value::Const(Constant::Int(i)) => {
+                                    Some(if *i < 0 { items.len() as i64 + i } else { *i })
+                                }
+                                _ => None,
+                            };
+                            match i.and_then(|i| items.get(i as usize)) {
+                                Some(g) => {
+                                    out.extend(&self.conds, g.restrict(&self.conds, &c));
+                                    continue;
+                                }
+                                None => {
+                                    // An unknown index into a list: any of its items.
+                                    for g in items {
+                                        out.extend(&self.conds, g.restrict(&self.conds, &c));
+                                    }
+                                    continue;
+                                }
+                            }
+                        }
+                        ObjKind::Dict(entries) => {
+                            let g = self.dict_lookup(&entries, &iv, &c, loc);
+                            out.extend(&self.conds, g);
+                            continue;
+                        }
+                        _ => Value::unknown("subscript of an object"),
+                    },
+                    (Value::Num(n), _) => Value::Num(n.clone()),
+                    // `kernel[grid](...)` launches the kernel; the grid does not matter here.
+                    (Value::Func(_) | Value::External(_), _) => bv.clone(),
+                    (Value::Sym(s), _) => {
+                        let display = format!("{}[{}]", self.syms[*s as usize].display, self.value_label(&iv, "…"));
+                        self.sym(SymKey::Path(*s, format!("[{}]", self.value_label(&iv, "…"))), display, None)
+                    }
+                    (Value::ExternalObj(_) | Value::Unknown(_), _) => Value::Num(Rc::new(Num::plain_tensor())),
+                    _ => Value::unknown(format!("subscript `{}`", self.text(loc))),
+                };
+                out.push(&self.conds, c, result);
+            }
+        }
+        let _ = pc;
+        out
+    }
+
+    /// `dict[key]`: the entry for a constant key; for a key not known, every entry, each
+    /// under an atom naming the key (a registry looked up at run time).
+    pub fn dict_lookup(&mut self, entries: &[(Rc<str>, G)], key: &Value, pc: &Cond, loc: Loc) -> G {
+        let mut out = G::empty();
+        match key {
+            Value::Const(Constant::Str(k)) => {
+                if let Some((_, g)) = entries.iter().find(|(name, _)| name.as_ref() == k.as_str()) {
+                    out.extend(&self.conds, g.restrict(&self.conds, pc));
+                }
+                let covered = out.coverage(&self.conds);
+                let missing = pc.and(&covered.not());
+                if self.conds.feasible(&missing) {
+                    out.push(&self.conds, missing, Value::unknown(format!("key `{k}` missing")));
+                }
+            }
+            Value::Sym(s) => {
+                for (name, g) in entries {
+                    let atom = self.equals_atom(*s, &Constant::Str(name.to_string()));
+                    out.extend(&self.conds, g.restrict(&self.conds, &pc.and(&atom)));
+                }
+            }
+            _ => {
+                let text = self.text(loc);
+                for (name, g) in entries {
+                    let key_text = format!("{text} picks \"{name}\"");
+                    let atom = self.atom(AtomKey::Test(key_text.clone()), || key_text);
+                    out.extend(&self.conds, g.restrict(&self.conds, &pc.and(&atom)));
+                }
+            }
+        }
+        out
+    }
+
+    /// `value.attr` for every alternative.
+    pub fn getattr_g(&mut self, base: &G, attr: &str, pc: &Cond, loc: Loc) -> G {
+        let mut out = G::empty();
+        for (c, v) in base.0.clone() {
+            let got = self.getattr(&v, attr, &c, loc);
+            out.extend(&self.conds, got.restrict(&self.conds, pc));
+        }
+        out
+    }
+
+    /// `value.attr` under `pc`.
+    pub fn getattr(&mut self, value: &Value, attr: &str, pc: &Cond, loc: Loc) -> G {
+        // Reads of the traced value itself.
+        if attr == self.traced.name && self.is_origin(loc) {
+            let readable = matches!(value, Value::Sym(_) | Value::Unknown(_) | Value::ExternalObj(_))
+                || matches!(value, Value::Obj(id) if matches!(self.heap[*id as usize].kind, ObjKind::Abstract(..)));
+            if readable {
+                return G::under(pc.clone(), self.traced_origin(loc));
+            }
+        }
+        match value {
+            Value::Obj(id) => self.object_attr(*id, attr, pc, loc),
+            Value::Module(file) => {
+                let g = self.global(*file, attr, loc);
+                if g.iter().all(|(_, v)| matches!(v, Value::Unknown(_))) {
+                    let module = self.index.file(*file).module.clone();
+                    let sub = format!("{module}.{attr}");
+                    if self.index.module(&sub).is_some() || self.index.is_package(&sub) {
+                        return G::under(pc.clone(), self.module_value(&sub));
+                    }
+                }
+                g.restrict(&self.conds, pc)
+            }
+            Value::Namespace(package) => G::under(pc.clone(), self.module_value(&format!("{package}.{attr}"))),
+            Value::Class(class) => match self.class_attr(*class, attr, loc) {
+                Some((_, g)) => {
+                    let class = *class;
+                    let g = self.map(&g, |this, v| this.bind_class_attr(v, Value::Class(class), true));
+                    g.restrict(&self.conds, pc)
+                }
+                None => {
+                    let mro = self.resolver.mro(*class);
+                    match mro.external.first() {
+                        Some(ext) => G::under(pc.clone(), Value::External(Rc::from(format!("{ext}.{attr}")))),
+                        None => G::under(
+                            pc.clone(),
+                            Value::unknown(format!("no attribute `{attr}` on class {}", self.index.class(*class).name)),
+                        ),
+                    }
+                }
+            },
+            Value::Sym(s) => {
+                if let Some(hint) = self.syms[*s as usize].class_hint {
+                    if let Some((_, g)) = self.class_attr(hint, attr, loc) {
+                        let receiver = value.clone();
+                        let g = self.map(&g, |this, v| this.bind_class_attr(v, receiver.clone(), false));
+                        if g.iter().any(|(_, v)| matches!(v, Value::Bound(..))) {
+                            return g.restrict(&self.conds, pc);
+                        }
+                    }
+                }
+                let display = format!("{}.{attr}", self.syms[*s as usize].label());
+                let v = self.sym(SymKey::Path(*s, attr.to_string()), display, None);
+                G::under(pc.clone(), v)
+            }
+            Value::External(path) => G::under(pc.clone(), Value::External(Rc::from(format!("{path}.{attr}")))),
+            Value::Super(class, receiver) => {
+                let receiver_class = match receiver.as_ref() {
+                    Value::Obj(id) => match &self.heap[*id as usize].kind {
+                        ObjKind::Instance(c) | ObjKind::Abstract(c, _) => Some(*c),
+                        _ => None,
+                    },
+                    Value::Class(c) => Some(*c),
+                    _ => None,
+                };
+                let Some(receiver_class) = receiver_class else {
+                    return G::under(pc.clone(), Value::unknown("super() of an unknown receiver"));
+                };
+                let mro = self.resolver.mro(receiver_class);
+                let after = mro.classes.iter().position(|c| c == class).map_or(mro.classes.len(), |i| i + 1);
+                for base in mro.classes[after..].to_vec() {
+                    if self.index.class(base).body.iter().any(|b| b.name.as_str() == attr) {
+                        if let Some((_, g)) = self.class_attr(base, attr, loc) {
+                            let receiver = receiver.as_ref().clone();
+                            let g = self.map(&g, |this, v| this.bind_class_attr(v, receiver.clone(), false));
+                            return g.restrict(&self.conds, pc);
+                        }
+                    }
+                }
+                // Past the tree: `nn.Module.__init__` and the like do nothing we track.
+                G::under(
+                    pc.clone(),
+                    Value::External(Rc::from(format!(
+                        "{}.{attr}",
+                        mro.external.first().map(String::as_str).unwrap_or("object")
+                    ))),
+                )
+            }
+            Value::Num(_) | Value::ExternalObj(_) | Value::Const(_) | Value::Tuple(_) => {
+                G::under(pc.clone(), Value::Method(Box::new(value.clone()), Rc::from(attr)))
+            }
+            Value::Unknown(reason) => G::under(pc.clone(), Value::Unknown(reason.clone())),
+            other => G::under(pc.clone(), Value::unknown(format!("attribute `{attr}` of {}", short_kind(other)))),
+        }
+    }
+
+    /// A class-body value read through `receiver`: functions become bound methods (unless
+    /// static; properties run), nested values stay.
+    pub fn bind_class_attr(&mut self, value: Value, receiver: Value, through_class: bool) -> Value {
+        let Value::Func(func) = value else { return value };
+        match self.index.function(func).kind {
+            crate::index::FunctionKind::StaticMethod => Value::Func(func),
+            crate::index::FunctionKind::ClassMethod => {
+                let class = match &receiver {
+                    Value::Obj(id) => match &self.heap[*id as usize].kind {
+                        ObjKind::Instance(c) | ObjKind::Abstract(c, _) => Value::Class(*c),
+                        _ => receiver.clone(),
+                    },
+                    _ => receiver.clone(),
+                };
+                Value::Bound(func, Box::new(class))
+            }
+            crate::index::FunctionKind::Property if !through_class => Value::Property(func, Box::new(receiver)),
+            _ if through_class => Value::Func(func),
+            _ => Value::Bound(func, Box::new(receiver)),
+        }
+    }
+
+    /// An attribute of a heap object: its fields where set, class attributes elsewhere.
+    fn object_attr(&mut self, id: HeapId, attr: &str, pc: &Cond, loc: Loc) -> G {
+        let object = self.heap[id as usize].clone();
+        let class = match &object.kind {
+            ObjKind::Instance(c) | ObjKind::Abstract(c, _) => Some(*c),
+            ObjKind::List(_) | ObjKind::Dict(_) => {
+                return match object.fields.get(attr) {
+                    Some(g) => g.restrict(&self.conds, pc),
+                    None => G::under(pc.clone(), Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))),
+                };
+            }
+        };
+        let mut out = G::empty();
+        if let Some(g) = object.fields.get(attr) {
+            out.extend(&self.conds, g.restrict(&self.conds, pc));
+        }
+        let covered = out.coverage(&self.conds);
+        let rest = pc.and(&covered.not());
+        if !self.conds.feasible(&rest) {
+            return out;
+        }
+        let Some(class) = class else { return out };
+        match self.class_attr(class, attr, loc) {
+            Some((_, g)) => {
+                let g = self.map(&g, |this, v| this.bind_class_attr(v, Value::Obj(id), false));
+                // Properties run now, with the object as `self`.
+                for (c, v) in g.0.clone() {
+                    let c = c.and(&rest);
+                    if !self.conds.feasible(&c) {
+                        continue;
+                    }
+                    match v {
+                        Value::Property(func, receiver) => {
+                            let result =
+                                self.call_function(func, Some(*receiver), super::calls::Args::default(), &c, loc);
+                            out.extend(&self.conds, result);
+                        }
+                        other => out.push(&self.conds, c, other),
+                    }
+                }
+            }
+            None => {
+                let label = format!("{}.{attr}", self.object_label(id));
+                let v = match &object.kind {
+                    ObjKind::Abstract(_, base) => {
+                        let display = format!("{}.{attr}", self.syms[*base as usize].label());
+                        self.sym(SymKey::Path(*base, attr.to_string()), display, None)
+                    }
+                    _ => {
+                        let mro = self.resolver.mro(class);
+                        if mro.external.is_empty() {
+                            Value::unknown(format!("`{label}` is never set"))
+                        } else {
+                            // An attribute of an outside base class (`self.training`).
+                            self.sym(SymKey::At(object.created, label.clone()), label, None)
+                        }
+                    }
+                };
+                out.push(&self.conds, rest, v);
+            }
+        }
+        out
+    }
+
+    /// Whether a read at `loc` may be an origin of the traced value (`--origin` restricts it).
+    pub fn is_origin(&self, loc: Loc) -> bool {
+        match self.traced.origin {
+            None => true,
+            Some((file, line)) => {
+                file == loc.file
+                    && self.index.file(file).position(ruff_text_size::TextSize::from(loc.span.start)).line == line
+            }
+        }
+    }
+
+    /// The traced value as read at `loc`: a scalar with exponent 1.
+    pub fn traced_origin(&mut self, loc: Loc) -> Value {
+        let text = self.text(loc);
+        let hop = self.hop(loc, HopKind::Origin, text);
+        Value::Num(Rc::new(Num {
+            tensor: false,
+            parts: vec![Part { exp: 1, sites: Rc::from([]), chain: Rc::from([hop]), unknown: false }],
+        }))
+    }
+
+    /// Assigns `value` to a target expression (names, attributes, items, tuples).
+    pub fn assign_target(&mut self, frame: &mut Frame, target: &Expr, value: G, pc: &Cond) {
+        match target {
+            Expr::Name(name) => self.assign_local(frame, &name.id, value, pc),
+            Expr::Attribute(attr) => {
+                let base = self.eval(frame, &attr.value, pc);
+                let loc = self.loc(frame.file, attr);
+                let name = Name::new(attr.attr.as_str());
+                let value = self.record_store(&value, loc, &format!("{}", self.text(loc)));
+                for (c, v) in base.0.clone() {
+                    if let Value::Obj(id) = v {
+                        let restricted = value.restrict(&self.conds, &c);
+                        self.set_field(id, &name, restricted, &c);
+                    }
+                }
+            }
+            Expr::Subscript(sub) => {
+                let base = self.eval(frame, &sub.value, pc);
+                let index = self.eval(frame, &sub.slice, pc);
+                let loc = self.loc(frame.file, sub);
+                let mut updated_num = false;
+                for (c, v) in base.0.clone() {
+                    match v {
+                        Value::Obj(id) => {
+                            let key = match index.single() {
+                                Some(Value::Const(Constant::Str(k))) => Some(k.clone()),
+                                _ => None,
+                            };
+                            let kind = self.heap[id as usize].kind.clone();
+                            match (kind, key) {
+                                (ObjKind::Dict(mut entries), Some(key)) => {
+                                    let restricted = value.restrict(&self.conds, &c);
+                                    set_entry(&mut entries, &key, restricted, self, &c);
+                                    self.heap[id as usize].kind = ObjKind::Dict(entries);
+                                }
+                                (ObjKind::List(mut items), _) => {
+                                    items.push(value.restrict(&self.conds, &c));
+                                    self.heap[id as usize].kind = ObjKind::List(items);
+                                }
+                                _ => self.blocker(loc, "item assignment into an object not tracked"),
+                            }
+                        }
+                        Value::Num(_) => updated_num = true,
+                        _ => {}
+                    }
+                }
+                // `t[idx] = v` on a tensor: part of `t` now holds `v`.
+                if updated_num {
+                    let merged = self.union_nums(&base, &value, pc);
+                    self.assign_target(frame, &sub.value, merged, pc);
+                }
+            }
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+                for (i, elt) in elts.iter().enumerate() {
+                    let item = self.unpack_item(&value, i, elts.len(), pc);
+                    let elt = if let Expr::Starred(s) = elt { s.value.as_ref() } else { elt };
+                    self.assign_target(frame, elt, item, pc);
+                }
+            }
+            Expr::Starred(star) => self.assign_target(frame, &star.value, value, pc),
+            _ => {}
+        }
+    }
+
+    /// Item `i` of `n` when unpacking `value`.
+    pub fn unpack_item(&mut self, value: &G, i: usize, n: usize, pc: &Cond) -> G {
+        let mut out = G::empty();
+        for (c, v) in value.0.clone() {
+            match &v {
+                Value::Tuple(items) if items.len() == n => out.extend(&self.conds, items[i].restrict(&self.conds, &c)),
+                Value::Obj(id) => {
+                    let object = self.heap[*id as usize].clone();
+                    match &object.kind {
+                        ObjKind::List(items) if items.len() == n => {
+                            out.extend(&self.conds, items[i].restrict(&self.conds, &c))
+                        }
+                        ObjKind::Instance(class) => {
+                            // A NamedTuple unpacks into its fields, in order.
+                            let fields = self.record_fields(*class);
+                            match fields.get(i).and_then(|f| object.fields.get(f.as_str())) {
+                                Some(g) => out.extend(&self.conds, g.restrict(&self.conds, &c)),
+                                None => out.push(&self.conds, c.clone(), Value::unknown("unpacking an object")),
+                            }
+                        }
+                        _ => out.push(&self.conds, c.clone(), Value::unknown("unpacking")),
+                    }
+                }
+                Value::Num(n) => out.push(&self.conds, c.clone(), Value::Num(n.clone())),
+                Value::Sym(s) => {
+                    let display = format!("{}[{i}]", self.syms[*s as usize].display);
+                    let item = self.sym(SymKey::Path(*s, format!("[{i}]")), display, None);
+                    out.push(&self.conds, c.clone(), item);
+                }
+                Value::ExternalObj(_) | Value::Unknown(_) => {
+                    out.push(&self.conds, c.clone(), Value::Num(Rc::new(Num::plain_tensor())))
+                }
+                _ => out.push(&self.conds, c.clone(), Value::unknown("unpacking")),
+            }
+        }
+        let _ = pc;
+        out
+    }
+
+    /// Field names of a NamedTuple or dataclass, in order.
+    pub fn record_fields(&self, class: ClassId) -> Vec<Name> {
+        match crate::query::instances::constructor_params(self.resolver, class) {
+            Some((None, params, _)) => params.into_iter().map(|p| p.name).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Records that the traced value (if `value` carries it) was stored at `loc`.
+    pub fn record_store(&mut self, value: &G, loc: Loc, label: &str) -> G {
+        self.map(value, |this, v| match v {
+            Value::Num(n) if !n.tensor && n.carries_traced() => {
+                let hop = this.hop(loc, HopKind::Store, label.to_string());
+                Value::Num(Rc::new(extend_chain(&n, hop)))
+            }
+            other => other,
+        })
+    }
+}
+
+/// Appends a hop to every traced part's chain.
+pub fn extend_chain(n: &Num, hop: HopId) -> Num {
+    let parts = n
+        .parts
+        .iter()
+        .map(|p| {
+            if p.exp == 0 || p.chain.len() >= 32 {
+                p.clone()
+            } else {
+                let mut chain = p.chain.to_vec();
+                chain.push(hop);
+                Part { exp: p.exp, sites: p.sites.clone(), chain: Rc::from(chain), unknown: p.unknown }
+            }
+        })
+        .collect();
+    Num { tensor: n.tensor, parts }
+}
+
+/// Sets dict entry `key` to `value` under `pc` (the old entry survives where `pc` fails).
+pub fn set_entry(entries: &mut Vec<(Rc<str>, G)>, key: &str, value: G, interp: &Interp, pc: &Cond) {
+    match entries.iter_mut().find(|(k, _)| k.as_ref() == key) {
+        Some((_, old)) => {
+            let mut new = value;
+            new.extend(&interp.conds, old.restrict(&interp.conds, &pc.not()));
+            *old = new;
+        }
+        None => entries.push((Rc::from(key), value)),
+    }
+}
+
+fn consts_equal(a: &Constant, b: &Constant) -> bool {
+    match (a, b) {
+        (Constant::Int(x), Constant::Float(y)) | (Constant::Float(y), Constant::Int(x)) => (*x as f64) == *y,
+        (Constant::Bool(x), Constant::Int(y)) | (Constant::Int(y), Constant::Bool(x)) => (*x as i64) == *y,
+        _ => a == b,
+    }
+}
+
+fn is_surely_object(v: &Value) -> bool {
+    matches!(
+        v,
+        Value::Obj(_)
+            | Value::Class(_)
+            | Value::Func(_)
+            | Value::Bound(..)
+            | Value::Module(_)
+            | Value::Num(_)
+            | Value::Tuple(_)
+    )
+}
+
+fn cmp_text(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Eq => "==",
+        CmpOp::NotEq => "!=",
+        CmpOp::Lt => "<",
+        CmpOp::LtE => "<=",
+        CmpOp::Gt => ">",
+        CmpOp::GtE => ">=",
+        CmpOp::Is => "is",
+        CmpOp::IsNot => "is not",
+        CmpOp::In => "in",
+        CmpOp::NotIn => "not in",
+    }
+}
+
+pub fn short_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Const(_) => "a constant",
+        Value::Num(_) => "a number",
+        Value::Sym(_) => "an unknown value",
+        Value::Obj(_) => "an object",
+        Value::Class(_) => "a class",
+        Value::Func(_) | Value::Bound(..) | Value::Property(..) => "a function",
+        Value::Module(_) | Value::Namespace(_) => "a module",
+        Value::External(_) | Value::ExternalObj(_) => "something outside the tree",
+        Value::Builtin(_) => "a builtin",
+        Value::Tuple(_) => "a tuple",
+        Value::Super(..) => "super()",
+        Value::Partial(_) => "a partial",
+        Value::Method(..) => "a method",
+        Value::Unknown(_) => "an unknown value",
+    }
+}

@@ -1,0 +1,692 @@
+//! The abstract interpreter's state: symbols, the heap, module globals, frames, budgets.
+//! Expressions are in `exprs.rs`, statements in `stmts.rs`, calls in `calls.rs`, arithmetic
+//! and application sites in `ops.rs`.
+//!
+//! Writes are gated by the path condition: `x = v` under `pc` makes `x` be `v` where `pc` holds
+//! and what it was elsewhere. Both arms of an `if` run on the same state one after the other;
+//! reads keep only the alternatives feasible under the current path condition. That gives
+//! path-sensitive values without copying or joining states.
+
+use std::rc::Rc;
+
+use ruff_python_ast::name::Name;
+use ruff_text_size::Ranged;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::cond::{AtomKey, Cond, Conds};
+use super::kernels::KernelModels;
+use super::trace::{Blocker, BoundHit, HopKind, HopRecord, SiteRecord};
+use super::value::*;
+use crate::index::{BindingKind, ClassId, FileId, FuncId, GuardKind, Index};
+use crate::resolve::Resolver;
+use crate::syntax::{Constant, Span, snippet};
+
+/// Nested calls the evaluator follows before it stops with a bound.
+pub const MAX_CALL_DEPTH: usize = 48;
+/// Expressions one trace may evaluate.
+pub const MAX_STEPS: usize = 4_000_000;
+/// Implementations enumerated for a method called on an object of unknown class.
+pub const MAX_IMPLEMENTATIONS: usize = 48;
+
+/// What kind of thing a heap object is.
+#[derive(Clone, Debug)]
+pub enum ObjKind {
+    /// An instance of a class of the tree, built by the evaluator.
+    Instance(ClassId),
+    /// An object known only by its class (an implementation chosen for an unknown receiver);
+    /// its fields are unknown, reads become symbols under `base`.
+    Abstract(ClassId, SymId),
+    List(Vec<G>),
+    /// String keys; an entry's coverage is the condition under which the key is present.
+    Dict(Vec<(Rc<str>, G)>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Object {
+    pub kind: ObjKind,
+    pub fields: FxHashMap<Name, G>,
+    pub created: Loc,
+}
+
+/// A `--assume NAME=VALUE`.
+#[derive(Clone, Debug)]
+pub struct Assume {
+    pub name: String,
+    pub value: AssumedValue,
+    /// Whether it matched anything (reported when it did not).
+    pub used: std::cell::Cell<bool>,
+}
+
+#[derive(Clone, Debug)]
+pub enum AssumedValue {
+    Const(Constant),
+    Class(ClassId),
+}
+
+/// The value being traced.
+#[derive(Clone, Debug)]
+pub struct Traced {
+    /// Attribute or parameter name (`routed_scaling_factor`).
+    pub name: String,
+    /// When set, only reads at this file and line are origins.
+    pub origin: Option<(FileId, u32)>,
+}
+
+/// A function body being evaluated.
+pub struct Frame {
+    pub func: Option<FuncId>,
+    pub file: FileId,
+    pub locals: FxHashMap<Name, G>,
+    /// Locals of the enclosing function when this one was defined (closures).
+    pub captured: Option<Rc<FxHashMap<Name, G>>>,
+    pub returns: G,
+    /// The condition under which the body has not returned or raised.
+    pub alive: Cond,
+    /// The condition under which the current loop iteration has not broken or continued.
+    pub loop_alive: Cond,
+}
+
+pub struct Interp<'r, 'a> {
+    pub resolver: &'r Resolver<'a>,
+    pub index: &'a Index,
+    pub conds: Conds,
+    pub syms: Vec<Sym>,
+    sym_by_key: FxHashMap<SymKey, SymId>,
+    pub heap: Vec<Object>,
+    pub sites: Vec<SiteRecord>,
+    pub hops: Vec<HopRecord>,
+    pub traced: Traced,
+    pub assumes: Vec<Assume>,
+    pub kernels: KernelModels,
+    globals: FxHashMap<(FileId, Name), G>,
+    globals_in_progress: FxHashSet<(FileId, Name)>,
+    class_attrs: FxHashMap<(ClassId, Name), G>,
+    /// Closures: the locals of the enclosing frame when a nested function was defined.
+    pub closures: FxHashMap<FuncId, Rc<FxHashMap<Name, G>>>,
+    pub stack: Vec<FuncId>,
+    pub steps: usize,
+    pub bounds: Vec<BoundHit>,
+    pub blockers: Vec<Blocker>,
+    /// Classes each unknown receiver may be, for `isinstance` and method dispatch.
+    pub universes: FxHashMap<SymId, Vec<ClassId>>,
+}
+
+impl<'r, 'a> Interp<'r, 'a> {
+    pub fn new(resolver: &'r Resolver<'a>, traced: Traced, assumes: Vec<Assume>, kernels: KernelModels) -> Self {
+        Interp {
+            resolver,
+            index: resolver.index,
+            conds: Conds::default(),
+            syms: Vec::new(),
+            sym_by_key: FxHashMap::default(),
+            heap: Vec::new(),
+            sites: Vec::new(),
+            hops: Vec::new(),
+            traced,
+            assumes,
+            kernels,
+            globals: FxHashMap::default(),
+            globals_in_progress: FxHashSet::default(),
+            class_attrs: FxHashMap::default(),
+            closures: FxHashMap::default(),
+            stack: Vec::new(),
+            steps: 0,
+            bounds: Vec::new(),
+            blockers: Vec::new(),
+            universes: FxHashMap::default(),
+        }
+    }
+
+    pub fn text(&self, loc: Loc) -> String {
+        snippet(&self.index.file(loc.file).text, loc.span)
+    }
+
+    pub fn loc(&self, file: FileId, node: &impl Ranged) -> Loc {
+        Loc { file, span: Span::of(node) }
+    }
+
+    pub fn bound(&mut self, loc: Option<Loc>, what: impl Into<String>) {
+        let hit = BoundHit { loc, what: what.into() };
+        if !self.bounds.contains(&hit) {
+            self.bounds.push(hit);
+        }
+    }
+
+    pub fn blocker(&mut self, loc: Loc, what: impl Into<String>) {
+        let b = Blocker { loc, what: what.into() };
+        if !self.blockers.contains(&b) {
+            self.blockers.push(b);
+        }
+    }
+
+    pub fn hop(&mut self, loc: Loc, kind: HopKind, label: String) -> HopId {
+        self.hops.push(HopRecord { loc, kind, label });
+        (self.hops.len() - 1) as HopId
+    }
+
+    // --- symbols and assumptions -------------------------------------------------------
+
+    fn assumption(&self, display: &str) -> Option<&Assume> {
+        self.assumes.iter().find(|a| names_match(&a.name, display))
+    }
+
+    /// The value for an unknown thing: an assumed constant or class if `--assume` names it,
+    /// otherwise its symbol.
+    pub fn sym(&mut self, key: SymKey, display: String, class_hint: Option<ClassId>) -> Value {
+        if let Some(assume) = self.assumption(&display) {
+            assume.used.set(true);
+            let value = assume.value.clone();
+            return match value {
+                AssumedValue::Const(c) => Value::Const(c),
+                AssumedValue::Class(class) => {
+                    let id = self.sym_id(key, display, Some(class));
+                    self.abstract_object(class, id)
+                }
+            };
+        }
+        Value::Sym(self.sym_id(key, display, class_hint))
+    }
+
+    pub fn sym_id(&mut self, key: SymKey, display: String, class_hint: Option<ClassId>) -> SymId {
+        if let Some(&id) = self.sym_by_key.get(&key) {
+            return id;
+        }
+        let id = self.syms.len() as SymId;
+        self.syms.push(Sym { key: key.clone(), display, class_hint, aliases: Vec::new() });
+
+        self.sym_by_key.insert(key, id);
+        id
+    }
+
+    /// An object known only by its class (its fields read as symbols under `base`).
+    pub fn abstract_object(&mut self, class: ClassId, base: SymId) -> Value {
+        let created = Loc { file: class.file, span: self.index.class(class).name_range };
+        let id = self.alloc(ObjKind::Abstract(class, base), created);
+        Value::Obj(id)
+    }
+
+    /// The condition "atom holds", creating the atom on first use; an `--assume` that names
+    /// it (or the symbol it tests) fixes its value in the constraints.
+    pub fn atom(&mut self, key: AtomKey, display: impl FnOnce() -> String) -> Cond {
+        let before = self.conds.atoms().len();
+        let cond = self.conds.atom(key.clone(), display);
+        if self.conds.atoms().len() > before {
+            let atom = self.conds.atoms()[before].clone();
+            let names: Vec<String> = match &atom.key {
+                AtomKey::Truthy(s) | AtomKey::Equals(s, _) | AtomKey::IsClass(s, _) => {
+                    let sym = &self.syms[*s as usize];
+                    std::iter::once(sym.display.clone()).chain(sym.aliases.iter().cloned()).collect()
+                }
+                AtomKey::Test(_) => vec![atom.display.clone()],
+            };
+            if let Some(assume) = self.assumes.iter().find(|a| names.iter().any(|n| names_match(&a.name, n))) {
+                assume.used.set(true);
+                if let Some(holds) = assumed_truth(&atom.key, &assume.value) {
+                    self.conds.fix(before, holds);
+                }
+            }
+        }
+        cond
+    }
+
+    /// The condition under which `value` (one alternative) is truthy.
+    pub fn truthy_value(&mut self, value: &Value, loc: Loc) -> Cond {
+        match value {
+            Value::Const(c) => self.conds.constant(super::cond::constant_truthy(c)),
+            Value::Sym(s) => {
+                let sym = &self.syms[*s as usize];
+                let display = sym.label();
+                let names: Vec<String> =
+                    std::iter::once(sym.display.clone()).chain(sym.aliases.iter().cloned()).collect();
+                if let Some(assume) = names.iter().find_map(|n| self.assumption(n)) {
+                    assume.used.set(true);
+                    if let AssumedValue::Const(c) = &assume.value {
+                        let truth = super::cond::constant_truthy(c);
+                        return self.conds.constant(truth);
+                    }
+                }
+                self.atom(AtomKey::Truthy(*s), || display)
+            }
+            Value::Tuple(items) => self.conds.constant(!items.is_empty()),
+            Value::Obj(id) => match &self.heap[*id as usize].kind {
+                ObjKind::List(items) => {
+                    if items.is_empty() {
+                        self.conds.falsity()
+                    } else {
+                        self.conds.truth()
+                    }
+                }
+                ObjKind::Dict(entries) => {
+                    let mut any = self.conds.falsity();
+                    for (_, g) in entries.clone() {
+                        any = any.or(&g.coverage(&self.conds));
+                    }
+                    any
+                }
+                _ => self.conds.truth(),
+            },
+            Value::Num(_) | Value::Unknown(_) => {
+                let text = self.text(loc);
+                self.atom(AtomKey::Test(format!("bool({text})")), || text)
+            }
+            _ => self.conds.truth(),
+        }
+    }
+
+    /// The condition under which `g` is truthy.
+    pub fn truthy(&mut self, g: &G, loc: Loc) -> Cond {
+        let mut out = self.conds.falsity();
+        for (c, v) in g.0.clone() {
+            let t = self.truthy_value(&v, loc);
+            out = out.or(&c.and(&t));
+        }
+        out
+    }
+
+    /// A boolean value from a condition: `True` where it holds, `False` elsewhere (within `pc`).
+    pub fn bool_value(&self, cond: &Cond, pc: &Cond) -> G {
+        let mut g = G::empty();
+        g.push(&self.conds, pc.and(cond), Value::Const(Constant::Bool(true)));
+        g.push(&self.conds, pc.and(&cond.not()), Value::Const(Constant::Bool(false)));
+        g
+    }
+
+    // --- heap --------------------------------------------------------------------------
+
+    pub fn alloc(&mut self, kind: ObjKind, created: Loc) -> HeapId {
+        self.heap.push(Object { kind, fields: FxHashMap::default(), created });
+        (self.heap.len() - 1) as HeapId
+    }
+
+    /// `obj.name = value` under `pc`.
+    pub fn set_field(&mut self, id: HeapId, name: &Name, value: G, pc: &Cond) {
+        let old = self.heap[id as usize].fields.get(name).cloned().unwrap_or_default();
+        let mut new = value;
+        new.extend(&self.conds, old.restrict(&self.conds, &pc.not()));
+        let (new, hit) = new.bounded(&self.conds);
+        if hit {
+            let created = self.heap[id as usize].created;
+            self.bound(Some(created), format!("attribute `{name}` took more alternatives than kept"));
+        }
+        self.heap[id as usize].fields.insert(name.clone(), new);
+    }
+
+    /// Display name of an object for symbols read from it (`FusedMoE.quant_method`).
+    pub fn object_label(&self, id: HeapId) -> String {
+        match &self.heap[id as usize].kind {
+            ObjKind::Instance(c) | ObjKind::Abstract(c, _) => self.index.class(*c).name.to_string(),
+            ObjKind::List(_) => "list".into(),
+            ObjKind::Dict(_) => "dict".into(),
+        }
+    }
+
+    // --- frames ------------------------------------------------------------------------
+
+    pub fn frame(&self, func: Option<FuncId>, file: FileId) -> Frame {
+        Frame {
+            func,
+            file,
+            locals: FxHashMap::default(),
+            captured: func.and_then(|f| self.closures.get(&f).cloned()),
+            returns: G::empty(),
+            alive: self.conds.truth(),
+            loop_alive: self.conds.truth(),
+        }
+    }
+
+    /// `name = value` in `frame` under `pc`.
+    pub fn assign_local(&mut self, frame: &mut Frame, name: &Name, value: G, pc: &Cond) {
+        let old = frame.locals.get(name).cloned().unwrap_or_default();
+        let mut new = value;
+        new.extend(&self.conds, old.restrict(&self.conds, &pc.not()));
+        let (new, hit) = new.bounded(&self.conds);
+        if hit {
+            self.bound(None, format!("local `{name}` took more alternatives than kept"));
+        }
+        frame.locals.insert(name.clone(), new);
+    }
+
+    /// A name read in `frame`: local (by Python's rule: assigned anywhere in the function),
+    /// captured from an enclosing function, module global, or builtin.
+    pub fn lookup(&mut self, frame: &Frame, name: &str, pc: &Cond, loc: Loc) -> G {
+        if let Some(func) = frame.func {
+            let scope = self.resolver.local_scope(func);
+            if scope.is_local(name) {
+                return match frame.locals.get(name) {
+                    Some(g) => {
+                        let g = g.restrict(&self.conds, pc);
+                        if g.is_empty() {
+                            G::under(pc.clone(), Value::unknown(format!("`{name}` unbound here")))
+                        } else {
+                            g
+                        }
+                    }
+                    None => G::under(pc.clone(), Value::unknown(format!("`{name}` not yet bound"))),
+                };
+            }
+        }
+        if let Some(captured) = &frame.captured {
+            if let Some(g) = captured.get(name) {
+                let g = g.restrict(&self.conds, pc);
+                if !g.is_empty() {
+                    return g;
+                }
+            }
+        }
+        let g = self.global(frame.file, name, loc);
+        g.restrict(&self.conds, pc)
+    }
+
+    // --- module globals ------------------------------------------------------------------
+
+    /// The value of a module-level name, evaluated on first use (imports followed, assignments
+    /// evaluated in a module frame). Values that depend on things outside the tree become one
+    /// symbol named after the variable, so `_use_aiter` is one atom wherever it is read.
+    pub fn global(&mut self, file: FileId, name: &str, loc: Loc) -> G {
+        let key = (file, Name::new(name));
+        if let Some(g) = self.globals.get(&key) {
+            return g.clone();
+        }
+        if self.globals_in_progress.contains(&key) {
+            return G::one(&self.conds, Value::unknown(format!("`{name}` is defined in terms of itself")));
+        }
+        self.globals_in_progress.insert(key.clone());
+        let g = self.compute_global(file, name, loc);
+        self.globals_in_progress.remove(&key);
+        self.globals.insert(key, g.clone());
+        g
+    }
+
+    fn compute_global(&mut self, file: FileId, name: &str, loc: Loc) -> G {
+        let facts = &self.index.file(file).facts;
+        let bindings: Vec<crate::index::Binding> =
+            facts.bindings.iter().filter(|b| b.name.as_str() == name).cloned().collect();
+        let mut out = G::empty();
+        if bindings.is_empty() {
+            let stars = facts.star_imports.clone();
+            for star in stars {
+                if let Some(source) = self.index.module(&star.module) {
+                    let exported = match &self.index.file(source).facts.dunder_all {
+                        Some(all) => all.iter().any(|n| n.as_str() == name),
+                        None => !name.starts_with('_'),
+                    };
+                    if exported && self.index.file(source).facts.bindings.iter().any(|b| b.name.as_str() == name) {
+                        return self.global(source, name, loc);
+                    }
+                }
+            }
+            let module = self.index.file(file).module.clone();
+            let sub = format!("{module}.{name}");
+            if self.index.module(&sub).is_some() || self.index.is_package(&sub) {
+                return G::one(&self.conds, self.module_value(&sub));
+            }
+            if crate::resolve::BUILTINS.contains(&name) {
+                return G::one(&self.conds, Value::Builtin(Rc::from(name)));
+            }
+            return G::one(&self.conds, Value::unknown(format!("`{name}` is not defined in {module}")));
+        }
+        // Later bindings win where their guards hold (a module runs top to bottom).
+        for binding in &bindings {
+            let guard = self.module_guard(file, &binding.guards);
+            let value = self.binding_value(file, binding, loc);
+            let mut merged = value.restrict(&self.conds, &guard);
+            merged.extend(&self.conds, out.restrict(&self.conds, &guard.not()));
+            out = merged;
+        }
+        // A value that depends on the outside world is one named symbol.
+        let informative = out.iter().all(|(_, v)| !matches!(v, Value::Unknown(_) | Value::Num(_)));
+        if !informative || out.is_empty() {
+            let display = name.to_string();
+            let value = self.sym(SymKey::Global(file, Name::new(name)), display, None);
+            return G::one(&self.conds, value);
+        }
+        out
+    }
+
+    /// The condition of module-level guards (`if _is_cuda:` around an import).
+    fn module_guard(&mut self, file: FileId, guards: &[crate::index::Guard]) -> Cond {
+        let mut cond = self.conds.truth();
+        for guard in guards {
+            let loc = Loc { file, span: guard.range };
+            let holds = match guard.kind {
+                GuardKind::Except | GuardKind::Case => {
+                    let text = self.text(loc);
+                    let kind = if guard.kind == GuardKind::Except { "except" } else { "case" };
+                    self.atom(AtomKey::Test(format!("{kind} {text} @{}:{}", file.as_u32(), guard.range.start)), || {
+                        format!("{kind} {text}")
+                    })
+                }
+                _ => {
+                    let module = self.index.file(file).ast();
+                    let truth = match find_expr(&module.body, guard.range) {
+                        Some(test) => {
+                            let mut frame = self.frame(None, file);
+                            let tt = self.conds.truth();
+                            let g = self.eval(&mut frame, test, &tt);
+                            self.truthy(&g, loc)
+                        }
+                        None => self.conds.truth(),
+                    };
+                    if guard.kind == GuardKind::IfTrue { truth } else { truth.not() }
+                }
+            };
+            cond = cond.and(&holds);
+        }
+        cond
+    }
+
+    fn binding_value(&mut self, file: FileId, binding: &crate::index::Binding, loc: Loc) -> G {
+        match &binding.kind {
+            BindingKind::Class(c) => G::one(&self.conds, Value::Class(*c)),
+            BindingKind::Function(f) => G::one(&self.conds, Value::Func(*f)),
+            BindingKind::Import { module } => G::one(&self.conds, self.module_value(module)),
+            BindingKind::ImportFrom { module, name } => self.import_from(module, name, loc),
+            BindingKind::Value { value: Some(expr) } => {
+                let mut frame = self.frame(None, file);
+                let tt = self.conds.truth();
+                let expr = expr.clone();
+                let g = self.eval(&mut frame, &expr, &tt);
+                // Name the symbol after the variable when the value is an anonymous unknown.
+                let label = binding.name.to_string();
+                self.name_condition(&g, &label);
+                G(g.0.into_iter().map(|(c, v)| (c, self.name_symbol(v, &label))).collect())
+            }
+            _ => {
+                let value = self.sym(SymKey::Global(file, binding.name.clone()), binding.name.to_string(), None);
+                G::one(&self.conds, value)
+            }
+        }
+    }
+
+    /// Records the variable that holds a computed symbol (the result of some call), so atoms
+    /// print as `_use_aiter` rather than `get_bool_env_var("SGLANG_USE_AITER") and _is_hip`,
+    /// and `--assume _use_aiter=...` finds it. The symbol itself (its identity) is unchanged:
+    /// `_is_cuda = is_cuda()` in two modules is one atom.
+    fn name_symbol(&mut self, value: Value, label: &str) -> Value {
+        if let Value::Sym(s) = &value {
+            let sym = &mut self.syms[*s as usize];
+            if sym.display.contains('(') && !sym.aliases.iter().any(|a| a == label) {
+                sym.aliases.push(label.to_string());
+            }
+            if let Some(assume) = self.assumes.iter().find(|a| names_match(&a.name, label)) {
+                assume.used.set(true);
+                return match &assume.value {
+                    AssumedValue::Const(c) => Value::Const(c.clone()),
+                    AssumedValue::Class(_) => value,
+                };
+            }
+        }
+        value
+    }
+
+    /// A global that holds a test (`_use_fast = os.environ.get("FAST") == "1"`): the atom is
+    /// named after the global, and `--assume _use_fast=...` fixes it.
+    fn name_condition(&mut self, g: &G, label: &str) {
+        let truth = g.iter().find(|(_, v)| matches!(v, Value::Const(Constant::Bool(true)))).map(|(c, _)| c.clone());
+        let only_bools = g.iter().all(|(_, v)| matches!(v, Value::Const(Constant::Bool(_))));
+        let (Some(truth), true) = (truth, only_bools) else { return };
+        let Some((atom, holds)) = self.conds.as_literal(&truth) else { return };
+        if holds {
+            self.conds.alias(atom, label);
+        } else {
+            self.conds.alias(atom, &format!("not {label}"));
+        }
+        if let Some(assume) = self.assumes.iter().find(|a| names_match(&a.name, label)) {
+            assume.used.set(true);
+            if let AssumedValue::Const(c) = &assume.value {
+                let value = super::cond::constant_truthy(c);
+                self.conds.fix(atom, if holds { value } else { !value });
+            }
+        }
+    }
+
+    pub fn module_value(&self, dotted: &str) -> Value {
+        match self.index.module(dotted) {
+            Some(file) => Value::Module(file),
+            None if self.index.is_package(dotted) => Value::Namespace(Rc::from(dotted)),
+            None => Value::External(Rc::from(dotted)),
+        }
+    }
+
+    pub fn import_from(&mut self, module: &str, name: &str, loc: Loc) -> G {
+        if let Some(file) = self.index.module(module) {
+            if self.index.file(file).facts.bindings.iter().any(|b| b.name.as_str() == name)
+                || !self.index.file(file).facts.star_imports.is_empty()
+            {
+                return self.global(file, name, loc);
+            }
+            let sub = format!("{module}.{name}");
+            if self.index.module(&sub).is_some() || self.index.is_package(&sub) {
+                return G::one(&self.conds, self.module_value(&sub));
+            }
+            return self.global(file, name, loc);
+        }
+        if self.index.is_package(module) {
+            return G::one(&self.conds, self.module_value(&format!("{module}.{name}")));
+        }
+        G::one(&self.conds, Value::External(Rc::from(format!("{module}.{name}"))))
+    }
+
+    /// A class-level attribute (through the MRO) as seen from the class itself.
+    pub fn class_attr(&mut self, class: ClassId, name: &str, loc: Loc) -> Option<(ClassId, G)> {
+        let mro = self.resolver.mro(class);
+        for base in mro.classes.iter().copied() {
+            let bindings: Vec<crate::index::Binding> =
+                self.index.class(base).body.iter().filter(|b| b.name.as_str() == name).cloned().collect();
+            if bindings.is_empty() {
+                continue;
+            }
+            let key = (base, Name::new(name));
+            if let Some(g) = self.class_attrs.get(&key) {
+                return Some((base, g.clone()));
+            }
+            let mut out = G::empty();
+            for binding in &bindings {
+                let value = match &binding.kind {
+                    BindingKind::Function(f) => G::one(&self.conds, Value::Func(*f)),
+                    BindingKind::Class(c) => G::one(&self.conds, Value::Class(*c)),
+                    BindingKind::Value { value: Some(expr) } => {
+                        let mut frame = self.frame(None, base.file);
+                        let tt = self.conds.truth();
+                        let expr = expr.clone();
+                        self.eval(&mut frame, &expr, &tt)
+                    }
+                    BindingKind::Import { module } => G::one(&self.conds, self.module_value(module)),
+                    BindingKind::ImportFrom { module, name } => self.import_from(module, name, loc),
+                    _ => {
+                        let display = format!("{}.{}", self.index.class(base).name, binding.name);
+                        let v = self.sym(
+                            SymKey::At(Loc { file: base.file, span: binding.range }, display.clone()),
+                            display,
+                            None,
+                        );
+                        G::one(&self.conds, v)
+                    }
+                };
+                out = value;
+            }
+            self.class_attrs.insert(key, out.clone());
+            return Some((base, out));
+        }
+        None
+    }
+
+    /// Counts one evaluation step; false once the budget is spent.
+    pub fn step(&mut self, loc: Loc) -> bool {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            if self.steps == MAX_STEPS + 1 {
+                self.bound(Some(loc), format!("evaluation budget of {MAX_STEPS} steps spent"));
+            }
+            return false;
+        }
+        true
+    }
+}
+
+/// Whether an `--assume` name designates a symbol's display text: the same text, its last
+/// dotted component, or a whole identifier inside it (`SGLANG_USE_AITER` in
+/// `envs.SGLANG_USE_AITER.get()`).
+pub fn names_match(name: &str, display: &str) -> bool {
+    if name == display || display.ends_with(&format!(".{name}")) {
+        return true;
+    }
+    if name.contains(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        return false;
+    }
+    display.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|part| part == name)
+        && name.chars().any(|c| c.is_ascii_uppercase())
+}
+
+/// The expression with exactly `range` inside a module (used for guard tests).
+pub fn find_expr(suite: &[ruff_python_ast::Stmt], range: Span) -> Option<&ruff_python_ast::Expr> {
+    use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+    struct Finder<'a> {
+        range: Span,
+        found: Option<&'a ruff_python_ast::Expr>,
+        depth: usize,
+    }
+    impl<'a> Visitor<'a> for Finder<'a> {
+        fn visit_stmt(&mut self, stmt: &'a ruff_python_ast::Stmt) {
+            if self.found.is_none() && Span::of(stmt).start <= self.range.start && Span::of(stmt).end >= self.range.end
+            {
+                walk_stmt(self, stmt);
+            }
+        }
+        fn visit_expr(&mut self, expr: &'a ruff_python_ast::Expr) {
+            if self.found.is_some() || self.depth > crate::syntax::MAX_NESTING {
+                return;
+            }
+            let span = Span::of(expr);
+            if span == self.range {
+                self.found = Some(expr);
+                return;
+            }
+            if span.start <= self.range.start && span.end >= self.range.end {
+                self.depth += 1;
+                walk_expr(self, expr);
+                self.depth -= 1;
+            }
+        }
+    }
+    let mut finder = Finder { range, found: None, depth: 0 };
+    for stmt in suite {
+        finder.visit_stmt(stmt);
+        if finder.found.is_some() {
+            break;
+        }
+    }
+    finder.found
+}
+
+/// What an assumed value says about an atom.
+fn assumed_truth(key: &AtomKey, value: &AssumedValue) -> Option<bool> {
+    match (key, value) {
+        (AtomKey::Truthy(_) | AtomKey::Test(_), AssumedValue::Const(c)) => Some(super::cond::constant_truthy(c)),
+        (AtomKey::Equals(_, expected), AssumedValue::Const(c)) => {
+            Some(c == expected || matches!((c, expected), (Constant::Str(a), b) if *a == b.to_string()))
+        }
+        (AtomKey::IsClass(_, class), AssumedValue::Class(assumed)) => Some(class == assumed),
+        _ => None,
+    }
+}

@@ -1,0 +1,846 @@
+//! Arithmetic on abstract numbers, and where the traced value gets applied: `x * v`, `x /= v`,
+//! `x.mul_(v)`, `shared.add_(routed, alpha=v)`, and callees outside the tree that receive it.
+
+use std::rc::Rc;
+
+use ruff_python_ast::Operator;
+
+use super::calls::Args;
+use super::cond::Cond;
+use super::interp::{Interp, ObjKind};
+use super::kernels::{Applies, toml_constant};
+use super::trace::{SiteKind, SiteRecord};
+use super::value::*;
+use crate::syntax::Constant;
+
+/// Combinations of alternatives an outside call considers before merging.
+const MAX_COMBINATIONS: usize = 64;
+
+/// How an operand takes part in arithmetic.
+enum Operand {
+    Num(Rc<Num>),
+    Const(Constant),
+    /// An unknown configuration number (a symbol).
+    Scalar,
+    /// Something that is probably data (an outside object's attribute, an unknown result).
+    Data,
+    Other,
+}
+
+impl Interp<'_, '_> {
+    fn operand(&self, v: &Value) -> Operand {
+        match v {
+            Value::Num(n) => Operand::Num(n.clone()),
+            Value::Const(c) => Operand::Const(c.clone()),
+            Value::Sym(_) => Operand::Scalar,
+            Value::ExternalObj(_) | Value::Method(..) | Value::Unknown(_) => Operand::Data,
+            Value::Obj(id) if matches!(self.heap[*id as usize].kind, ObjKind::Abstract(..)) => Operand::Data,
+            _ => Operand::Other,
+        }
+    }
+
+    pub fn record_site(
+        &mut self,
+        loc: Loc,
+        kind: SiteKind,
+        delta: i32,
+        cond: &Cond,
+        chain: &[HopId],
+        callee: Option<String>,
+        note: Option<String>,
+    ) -> SiteId {
+        // The same site met again under another condition is one site.
+        if let Some(i) =
+            self.sites.iter().position(|s| s.loc == loc && s.kind == kind && s.delta == delta && s.callee == callee)
+        {
+            let merged = self.sites[i].cond.or(cond);
+            self.sites[i].cond = merged;
+            return i as SiteId;
+        }
+        self.sites.push(SiteRecord { loc, kind, delta, cond: cond.clone(), chain: chain.to_vec(), callee, note });
+        (self.sites.len() - 1) as SiteId
+    }
+
+    /// `left op right` for every pair of alternatives.
+    pub fn binop(&mut self, left: &G, op: Operator, right: &G, pc: &Cond, loc: Loc, in_place: bool) -> G {
+        let mut out = G::empty();
+        for (lc, lv) in left.0.clone() {
+            for (rc, rv) in right.0.clone() {
+                let c = lc.and(&rc).and(pc);
+                if !self.conds.feasible(&c) {
+                    continue;
+                }
+                let v = self.binop_values(&lv, op, &rv, &c, loc, in_place);
+                out.push(&self.conds, c, v);
+            }
+        }
+        let (out, hit) = out.bounded(&self.conds);
+        if hit {
+            self.bound(Some(loc), "arithmetic produced more alternatives than kept");
+        }
+        out
+    }
+
+    fn binop_values(&mut self, left: &Value, op: Operator, right: &Value, c: &Cond, loc: Loc, in_place: bool) -> Value {
+        use Operator::*;
+        let (l, r) = (self.operand(left), self.operand(right));
+        match (op, &l, &r) {
+            (_, Operand::Const(a), Operand::Const(b)) => {
+                fold(a, op, b).map(Value::Const).unwrap_or_else(|| self.anonymous(loc))
+            }
+            (Mult | Div, _, _) => self.scale(l, r, op == Div, c, loc, in_place),
+            (MatMult, Operand::Num(a), Operand::Num(b)) => Value::Num(Rc::new(product(a, b, 1))),
+            (Add | Sub, Operand::Num(a), Operand::Num(b)) => Value::Num(Rc::new(union(a, b))),
+            (Add | Sub, Operand::Num(n), other) | (Add | Sub, other, Operand::Num(n)) => {
+                if !n.tensor && n.carries_traced() {
+                    // `v + 1` is not a power of `v`: not followed, and said so.
+                    self.blocker(
+                        loc,
+                        "the traced value takes part in an addition here; the result is not followed as a scale",
+                    );
+                    return Value::Num(Rc::new(Num { tensor: false, parts: vec![plain_part()] }));
+                }
+                match other {
+                    Operand::Data => Value::Num(Rc::new(union(n, &Num::plain_tensor()))),
+                    _ => Value::Num(n.clone()),
+                }
+            }
+            (Pow, Operand::Num(n), Operand::Const(Constant::Int(k))) => {
+                let k = *k as i32;
+                Value::Num(Rc::new(Num {
+                    tensor: n.tensor,
+                    parts: n.parts.iter().map(|p| Part { exp: p.exp * k, ..p.clone() }).collect(),
+                }))
+            }
+            (_, Operand::Num(n), _) | (_, _, Operand::Num(n)) => {
+                if n.carries_traced() && !n.tensor {
+                    self.blocker(
+                        loc,
+                        "the traced value takes part in an operation that is not a product here; not followed",
+                    );
+                    return Value::Num(Rc::new(Num { tensor: false, parts: vec![plain_part()] }));
+                }
+                Value::Num(n.clone())
+            }
+            (Add, Operand::Data, _) | (Add, _, Operand::Data) => Value::Num(Rc::new(Num::plain_tensor())),
+            _ => self.anonymous(loc),
+        }
+    }
+
+    /// An unknown number computed at `loc` (a symbol named by its text).
+    fn anonymous(&mut self, loc: Loc) -> Value {
+        let text = self.text(loc);
+        self.sym(SymKey::At(loc, text.clone()), text, None)
+    }
+
+    /// Multiplication or division. Data times a scalar that carries the traced value is an
+    /// application site; scalars combine into derived scalars.
+    fn scale(&mut self, l: Operand, r: Operand, divide: bool, c: &Cond, loc: Loc, in_place: bool) -> Value {
+        let sign = if divide { -1 } else { 1 };
+        let data_like = |o: &Operand| match o {
+            Operand::Num(n) => n.tensor,
+            Operand::Data => true,
+            _ => false,
+        };
+        let as_num = |o: &Operand| -> Option<Rc<Num>> {
+            match o {
+                Operand::Num(n) => Some(n.clone()),
+                Operand::Data => Some(Rc::new(Num::plain_tensor())),
+                _ => None,
+            }
+        };
+        // Which side is data and which carries the factor.
+        let (data, factor, factor_sign, kind) = match (data_like(&l), data_like(&r)) {
+            (true, false) => (
+                as_num(&l),
+                as_num(&r),
+                sign,
+                if divide {
+                    SiteKind::Div
+                } else if in_place {
+                    SiteKind::MulInPlace
+                } else {
+                    SiteKind::Mul
+                },
+            ),
+            (false, true) if !divide => (as_num(&r), as_num(&l), 1, SiteKind::Mul),
+            (true, true) => {
+                let (a, b) = (as_num(&l).unwrap_or_default_num(), as_num(&r).unwrap_or_default_num());
+                return Value::Num(Rc::new(product(&a, &b, sign)));
+            }
+            _ => {
+                // Scalars: `1 / v`, `v * 2`, `a * v` stay scalars, with combined exponents.
+                return match (&l, &r) {
+                    (Operand::Num(a), Operand::Num(b)) => Value::Num(Rc::new(product(a, b, sign))),
+                    (Operand::Num(a), _) => Value::Num(a.clone()),
+                    (_, Operand::Num(b)) => {
+                        let parts = b.parts.iter().map(|p| Part { exp: p.exp * sign, ..p.clone() }).collect();
+                        Value::Num(Rc::new(Num { tensor: b.tensor, parts }))
+                    }
+                    _ => self.anonymous(loc),
+                };
+            }
+        };
+        let data = data.unwrap_or_default_num();
+        let Some(factor) = factor else { return Value::Num(data) };
+        if !factor.carries_traced() {
+            return Value::Num(data);
+        }
+        // One site per component of the factor that carries the traced value.
+        let mut parts = Vec::new();
+        for fp in &factor.parts {
+            let delta = fp.exp * factor_sign;
+            let site =
+                if delta != 0 { Some(self.record_site(loc, kind, delta, c, &fp.chain, None, None)) } else { None };
+            for dp in &data.parts {
+                let mut sites = dp.sites.to_vec();
+                sites.extend(fp.sites.iter().copied());
+                sites.extend(site);
+                parts.push(Part {
+                    exp: dp.exp + delta,
+                    sites: Rc::from(sites),
+                    chain: dp.chain.clone(),
+                    unknown: dp.unknown || fp.unknown,
+                });
+            }
+        }
+        Value::Num(Rc::new(Num { tensor: true, parts }.normalize()))
+    }
+
+    /// `a` where part of it is replaced by `b` (`t[idx] = v`): the parts of both.
+    pub fn union_nums(&mut self, a: &G, b: &G, pc: &Cond) -> G {
+        let mut out = G::empty();
+        for (ac, av) in a.0.clone() {
+            for (bc, bv) in b.0.clone() {
+                let c = ac.and(&bc).and(pc);
+                if !self.conds.feasible(&c) {
+                    continue;
+                }
+                let v = match (&av, &bv) {
+                    (Value::Num(x), Value::Num(y)) => Value::Num(Rc::new(union(x, y))),
+                    (Value::Num(x), _) => Value::Num(x.clone()),
+                    (_, Value::Num(y)) => Value::Num(y.clone()),
+                    _ => av.clone(),
+                };
+                out.push(&self.conds, c, v);
+            }
+        }
+        out
+    }
+
+    /// `x.add(y, alpha=v)`-like: `x + y * alpha`, the alpha an application site.
+    fn add_scaled(&mut self, base: &G, added: &G, alpha: Option<&G>, pc: &Cond, loc: Loc) -> G {
+        let scaled = match alpha {
+            Some(alpha) => {
+                let mut out = G::empty();
+                for (ac, av) in added.0.clone() {
+                    for (fc, fv) in alpha.0.clone() {
+                        let c = ac.and(&fc).and(pc);
+                        if !self.conds.feasible(&c) {
+                            continue;
+                        }
+                        let l = self.operand(&av);
+                        let r = self.operand(&fv);
+                        let v = match (&l, &r) {
+                            (Operand::Num(n), Operand::Num(f)) if f.carries_traced() && !f.tensor => {
+                                let data = if n.tensor {
+                                    n.clone()
+                                } else {
+                                    Rc::new(Num { tensor: true, parts: n.parts.clone() })
+                                };
+                                self.scale(Operand::Num(data), Operand::Num(f.clone()), false, &c, loc, false)
+                            }
+                            (_, Operand::Num(f)) if f.carries_traced() && !f.tensor => {
+                                self.scale(Operand::Data, Operand::Num(f.clone()), false, &c, loc, false)
+                            }
+                            _ => av.clone(),
+                        };
+                        // The site kind for `alpha=` is its own.
+                        out.push(&self.conds, c, v);
+                    }
+                }
+                if let Some(last) = self.sites.last_mut() {
+                    if last.loc == loc && last.kind == SiteKind::Mul {
+                        last.kind = SiteKind::Alpha;
+                    }
+                }
+                out
+            }
+            None => added.clone(),
+        };
+        let mut out = G::empty();
+        for (bc, bv) in base.0.clone() {
+            for (sc, sv) in scaled.0.clone() {
+                let c = bc.and(&sc).and(pc);
+                if !self.conds.feasible(&c) {
+                    continue;
+                }
+                let v = match (&bv, &sv) {
+                    (Value::Num(x), Value::Num(y)) => Value::Num(Rc::new(union(x, y))),
+                    (Value::Num(x), _) => Value::Num(x.clone()),
+                    (_, Value::Num(y)) => Value::Num(Rc::new(union(y, &Num::plain_tensor()))),
+                    _ => Value::Num(Rc::new(Num::plain_tensor())),
+                };
+                out.push(&self.conds, c, v);
+            }
+        }
+        out
+    }
+
+    /// A method called on something that is not an object of the tree.
+    pub fn call_method(&mut self, receiver: &Value, name: &str, args: Args, pc: &Cond, loc: Loc) -> G {
+        match receiver {
+            Value::Num(n) => self.tensor_method(n.clone(), name, args, pc, loc),
+            Value::Obj(id) => self.container_method(*id, name, args, pc, loc),
+            Value::ExternalObj(path) => {
+                let path = format!("{path}.{name}");
+                self.call_external(&path, Some(receiver.clone()), args, pc, loc)
+            }
+            Value::Const(Constant::Str(_)) | Value::Tuple(_) | Value::Const(_) => {
+                let v = self.anonymous(loc);
+                G::under(pc.clone(), v)
+            }
+            _ => {
+                let path = format!("<{}>.{name}", super::exprs::short_kind(receiver));
+                self.call_external(&path, Some(receiver.clone()), args, pc, loc)
+            }
+        }
+    }
+
+    fn tensor_method(&mut self, n: Rc<Num>, name: &str, args: Args, pc: &Cond, loc: Loc) -> G {
+        let receiver = G::under(pc.clone(), Value::Num(n.clone()));
+        let first = args.positional.first().map(|a| a.value.clone());
+        let keyword = |args: &Args, key: &str| {
+            args.keywords.iter().find(|(k, _)| k.as_str() == key).map(|(_, a)| a.value.clone())
+        };
+        match name {
+            "mul" | "mul_" | "multiply" | "multiply_" => match first.or_else(|| keyword(&args, "other")) {
+                Some(other) => self.binop(&receiver, Operator::Mult, &other, pc, loc, name.ends_with('_')),
+                None => receiver,
+            },
+            "div" | "div_" | "divide" | "divide_" | "true_divide" | "true_divide_" => {
+                match first.or_else(|| keyword(&args, "other")) {
+                    Some(other) => self.binop(&receiver, Operator::Div, &other, pc, loc, true),
+                    None => receiver,
+                }
+            }
+            "add" | "add_" | "sub" | "sub_" => match first.or_else(|| keyword(&args, "other")) {
+                Some(other) => {
+                    let alpha = keyword(&args, "alpha");
+                    self.add_scaled(&receiver, &other, alpha.as_ref(), pc, loc)
+                }
+                None => receiver,
+            },
+            "addmm" | "addmm_" | "baddbmm" | "baddbmm_" | "addbmm" | "addbmm_" => {
+                let (m1, m2) =
+                    (args.positional.first().map(|a| a.value.clone()), args.positional.get(1).map(|a| a.value.clone()));
+                let product = match (m1, m2) {
+                    (Some(a), Some(b)) => self.binop(&a, Operator::MatMult, &b, pc, loc, false),
+                    _ => G::under(pc.clone(), Value::Num(Rc::new(Num::plain_tensor()))),
+                };
+                let alpha = keyword(&args, "alpha");
+                let base = match keyword(&args, "beta") {
+                    Some(beta) => self.binop(&receiver, Operator::Mult, &beta, pc, loc, false),
+                    None => receiver,
+                };
+                self.add_scaled(&base, &product, alpha.as_ref(), pc, loc)
+            }
+            "pow" | "pow_" => match first {
+                Some(k) => self.binop(&receiver, Operator::Pow, &k, pc, loc, false),
+                None => receiver,
+            },
+            "copy_" => first.unwrap_or(receiver),
+            "fill_" | "zero_" | "new_empty" | "new_zeros" | "new_ones" | "new_full" | "new_tensor" | "zeros_like" => {
+                G::under(pc.clone(), Value::Num(Rc::new(Num::plain_tensor())))
+            }
+            "size" | "dim" | "numel" | "stride" | "is_contiguous" | "element_size" | "data_ptr" | "get_device" => {
+                let v = self.anonymous(loc);
+                G::under(pc.clone(), v)
+            }
+            "index_add_" | "index_add" | "scatter_add_" | "scatter_add" | "masked_scatter_" | "index_copy_"
+            | "scatter_" | "masked_fill" | "masked_fill_" | "index_put_" | "where" => {
+                let mut out = receiver;
+                for arg in &args.positional {
+                    if arg.value.iter().any(|(_, v)| matches!(v, Value::Num(x) if x.tensor)) {
+                        out = self.union_nums(&out, &arg.value, pc);
+                    }
+                }
+                out
+            }
+            _ => {
+                // Shape, dtype, device and reduction methods keep the scale of the tensor; a
+                // traced scalar passed to one is not followed.
+                for arg in args.all_values() {
+                    if arg.iter().any(|(_, v)| matches!(v, Value::Num(x) if !x.tensor && x.carries_traced())) {
+                        self.blocker(loc, format!("the traced value is passed to tensor method `{name}`; not counted"));
+                    }
+                }
+                receiver
+            }
+        }
+    }
+
+    /// Methods of lists, dicts and record objects built by the evaluator.
+    fn container_method(&mut self, id: HeapId, name: &str, args: Args, pc: &Cond, loc: Loc) -> G {
+        let kind = self.heap[id as usize].kind.clone();
+        match (kind, name) {
+            (ObjKind::List(mut items), "append") => {
+                if let Some(arg) = args.positional.first() {
+                    items.push(arg.value.restrict(&self.conds, pc));
+                }
+                self.heap[id as usize].kind = ObjKind::List(items);
+                G::under(pc.clone(), Value::none())
+            }
+            (ObjKind::List(mut items), "extend") => {
+                if let Some(arg) = args.positional.first() {
+                    items.push(self.iter_element(
+                        &arg.value,
+                        pc,
+                        loc,
+                        &ruff_python_ast::Expr::NoneLiteral(Default::default()),
+                    ));
+                }
+                self.heap[id as usize].kind = ObjKind::List(items);
+                G::under(pc.clone(), Value::none())
+            }
+            (ObjKind::List(items), "pop") => {
+                let mut out = G::empty();
+                for g in items {
+                    out.extend(&self.conds, g.restrict(&self.conds, pc));
+                }
+                out
+            }
+            (ObjKind::Dict(entries), "get" | "pop" | "__getitem__") => {
+                let key = args.positional.first().map(|a| a.value.clone()).unwrap_or_default();
+                let mut out = G::empty();
+                for (kc, kv) in key.0.clone() {
+                    let c = kc.and(pc);
+                    let mut found = self.dict_lookup(&entries, &kv, &c, loc);
+                    // A missing key gives the default (`None` for `get`).
+                    let missing: Vec<(Cond, Value)> = found
+                        .0
+                        .iter()
+                        .filter(|(_, v)| matches!(v, Value::Unknown(r) if r.contains("missing")))
+                        .cloned()
+                        .collect();
+                    found.0.retain(|(_, v)| !matches!(v, Value::Unknown(r) if r.contains("missing")));
+                    for (mc, _) in missing {
+                        match args.positional.get(1) {
+                            Some(default) => found.extend(&self.conds, default.value.restrict(&self.conds, &mc)),
+                            None if name == "get" => found.push(&self.conds, mc, Value::none()),
+                            None => found.push(&self.conds, mc, Value::unknown("key missing")),
+                        }
+                    }
+                    out.extend(&self.conds, found);
+                }
+                out
+            }
+            (ObjKind::Dict(mut entries), "update" | "setdefault") => {
+                for (key, arg) in &args.keywords {
+                    super::exprs::set_entry(&mut entries, key.as_str(), arg.value.restrict(&self.conds, pc), self, pc);
+                }
+                if name == "setdefault" {
+                    if let (Some(k), Some(v)) = (args.positional.first(), args.positional.get(1)) {
+                        if let Some(Value::Const(Constant::Str(k))) = k.value.single() {
+                            if !entries.iter().any(|(e, _)| e.as_ref() == k.as_str()) {
+                                entries.push((Rc::from(k.as_str()), v.value.restrict(&self.conds, pc)));
+                            }
+                        }
+                    }
+                } else {
+                    for arg in &args.positional {
+                        if let Some(Value::Obj(other)) = arg.value.single() {
+                            if let ObjKind::Dict(more) = self.heap[*other as usize].kind.clone() {
+                                for (k, g) in more {
+                                    super::exprs::set_entry(&mut entries, &k, g.restrict(&self.conds, pc), self, pc);
+                                }
+                            }
+                        }
+                    }
+                }
+                self.heap[id as usize].kind = ObjKind::Dict(entries);
+                G::under(pc.clone(), Value::none())
+            }
+            (ObjKind::Dict(entries), "items") => {
+                let pairs: Vec<G> = entries
+                    .iter()
+                    .map(|(k, g)| {
+                        G::under(
+                            pc.clone(),
+                            Value::Tuple(Rc::new(vec![
+                                G::under(pc.clone(), Value::Const(Constant::Str(k.to_string()))),
+                                g.clone(),
+                            ])),
+                        )
+                    })
+                    .collect();
+                let list = self.alloc(ObjKind::List(pairs), loc);
+                G::under(pc.clone(), Value::Obj(list))
+            }
+            (ObjKind::Dict(entries), "values") => {
+                let list = self.alloc(ObjKind::List(entries.into_iter().map(|(_, g)| g).collect()), loc);
+                G::under(pc.clone(), Value::Obj(list))
+            }
+            (ObjKind::Dict(entries), "keys") => {
+                let keys = entries
+                    .into_iter()
+                    .map(|(k, g)| {
+                        G(g.0.iter().map(|(c, _)| (c.clone(), Value::Const(Constant::Str(k.to_string())))).collect())
+                    })
+                    .collect();
+                let list = self.alloc(ObjKind::List(keys), loc);
+                G::under(pc.clone(), Value::Obj(list))
+            }
+            (ObjKind::Dict(entries), "copy") => {
+                let copy = self.alloc(ObjKind::Dict(entries), loc);
+                G::under(pc.clone(), Value::Obj(copy))
+            }
+            (ObjKind::Instance(class), "_replace") => {
+                let copy = self.alloc(ObjKind::Instance(class), loc);
+                self.heap[copy as usize].fields = self.heap[id as usize].fields.clone();
+                for (key, arg) in &args.keywords {
+                    self.set_field(copy, key, arg.value.clone(), pc);
+                }
+                G::under(pc.clone(), Value::Obj(copy))
+            }
+            _ => G::under(pc.clone(), Value::unknown(format!("method `{name}` of a container"))),
+        }
+    }
+
+    /// A callee outside the tree. Data passed to it comes back as data whose scale combines
+    /// the scales passed in; the traced value passed to it is a delegated application unless a
+    /// kernel model says otherwise.
+    pub fn call_external(&mut self, path: &str, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
+        let last = path.rsplit('.').next().unwrap_or(path);
+        let first = args.positional.first().map(|a| a.value.clone());
+        let keyword = |key: &str| args.keywords.iter().find(|(k, _)| k.as_str() == key).map(|(_, a)| a.value.clone());
+        let plain = || Value::Num(Rc::new(Num::plain_tensor()));
+        match last {
+            "partial" => {
+                if let Some(func) = first {
+                    let partial = Partial {
+                        func,
+                        args: args.positional[1..].iter().map(|a| a.value.clone()).collect(),
+                        kwargs: args.keywords.iter().map(|(k, a)| (k.clone(), a.value.clone())).collect(),
+                    };
+                    return G::under(pc.clone(), Value::Partial(Rc::new(partial)));
+                }
+            }
+            "ModuleList" | "Sequential" | "ModuleDict" | "ParameterList" | "ParameterDict" => {
+                return first.unwrap_or_else(|| {
+                    let id = self.alloc(ObjKind::List(Vec::new()), loc);
+                    G::under(pc.clone(), Value::Obj(id))
+                });
+            }
+            "Parameter" | "empty" | "zeros" | "ones" | "full" | "randn" | "rand" | "randint" | "arange"
+            | "empty_like" | "zeros_like" | "ones_like" | "full_like" | "rand_like" | "randn_like" | "tensor"
+            | "as_tensor" | "from_numpy" | "eye" | "linspace" | "empty_strided" => {
+                return G::under(pc.clone(), plain());
+            }
+            "mul" | "multiply" if args.positional.len() == 2 && receiver.is_none() => {
+                let (a, b) = (args.positional[0].value.clone(), args.positional[1].value.clone());
+                return self.binop(&a, Operator::Mult, &b, pc, loc, false);
+            }
+            "div" | "divide" | "true_divide" if args.positional.len() == 2 && receiver.is_none() => {
+                let (a, b) = (args.positional[0].value.clone(), args.positional[1].value.clone());
+                return self.binop(&a, Operator::Div, &b, pc, loc, false);
+            }
+            "add" | "sub" if args.positional.len() == 2 && receiver.is_none() => {
+                let (a, b) = (args.positional[0].value.clone(), args.positional[1].value.clone());
+                let alpha = keyword("alpha");
+                return self.add_scaled(&a, &b, alpha.as_ref(), pc, loc);
+            }
+            "cat" | "concat" | "concatenate" | "stack" | "hstack" | "vstack" | "where" | "maximum" | "minimum" => {
+                let mut parts = G::under(pc.clone(), plain());
+                let mut pieces: Vec<G> = Vec::new();
+                for arg in &args.positional {
+                    for (c, v) in arg.value.0.clone() {
+                        match &v {
+                            Value::Tuple(items) => pieces.extend(items.iter().map(|g| g.restrict(&self.conds, &c))),
+                            Value::Obj(id) => {
+                                if let ObjKind::List(items) = self.heap[*id as usize].kind.clone() {
+                                    pieces.extend(items.into_iter().map(|g| g.restrict(&self.conds, &c)));
+                                }
+                            }
+                            _ => pieces.push(G::under(c.clone(), v.clone())),
+                        }
+                    }
+                }
+                let mut first_piece = true;
+                for piece in pieces {
+                    if piece.iter().any(|(_, v)| matches!(v, Value::Num(_))) {
+                        parts = if first_piece { piece } else { self.union_nums(&parts, &piece, pc) };
+                        first_piece = false;
+                    }
+                }
+                return parts;
+            }
+            _ => {}
+        }
+        self.combine_external(path, receiver, &args, pc, loc)
+    }
+
+    /// The generic outside call: combine the scales of the data passed in (as a product), add
+    /// delegated applications of the traced value.
+    fn combine_external(&mut self, path: &str, receiver: Option<Value>, args: &Args, pc: &Cond, loc: Loc) -> G {
+        // The arguments that carry numbers, with how the callee names them.
+        let mut carriers: Vec<(Option<String>, Option<usize>, G)> = Vec::new();
+        if let Some(r) = &receiver {
+            if matches!(r, Value::Num(_)) {
+                carriers.push((None, None, G::under(pc.clone(), r.clone())));
+            }
+        }
+        for (i, arg) in args.positional.iter().enumerate() {
+            if arg.value.iter().any(|(_, v)| matches!(v, Value::Num(_))) {
+                carriers.push((None, Some(i), arg.value.clone()));
+            }
+        }
+        for (name, arg) in &args.keywords {
+            if arg.value.iter().any(|(_, v)| matches!(v, Value::Num(_))) {
+                carriers.push((Some(name.to_string()), None, arg.value.clone()));
+            }
+        }
+        let looks_like_data = receiver.as_ref().is_some_and(|r| matches!(r, Value::ExternalObj(_) | Value::Num(_)))
+            || ["torch", "F.", "triton", "tl.", "sgl_kernel", "flashinfer", "aiter", "vllm", "deep_gemm", "_C", "ops."]
+                .iter()
+                .any(|p| path.starts_with(p) || path.contains(&format!(".{p}")));
+        // Classes outside the tree (`nn.Linear(...)`) make outside objects; calling one later is
+        // a call of that object.
+        let last = path.rsplit('.').next().unwrap_or(path);
+        if receiver.is_none()
+            && last.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && !last.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        {
+            return G::under(pc.clone(), Value::ExternalObj(Rc::from(path)));
+        }
+        if carriers.is_empty() {
+            if looks_like_data
+                && path.starts_with("torch.")
+                && !path.contains(".cuda.")
+                && !path.contains("distributed.get")
+                && !path.contains("is_")
+            {
+                return G::under(pc.clone(), Value::Num(Rc::new(Num::plain_tensor())));
+            }
+            let text = self.text(loc);
+            let display = if text.len() <= 120 { text } else { format!("{path}(...)") };
+            let v = self.sym(SymKey::External(display.clone()), display, None);
+            return G::under(pc.clone(), v);
+        }
+        // Cross product of the carriers' alternatives, bounded.
+        let mut combos: Vec<(Cond, Vec<(Option<String>, Option<usize>, Value)>)> = vec![(pc.clone(), Vec::new())];
+        for (name, position, g) in &carriers {
+            let mut next = Vec::new();
+            for (c, chosen) in &combos {
+                for (ac, av) in g.0.iter() {
+                    let both = c.and(ac);
+                    if !self.conds.feasible(&both) {
+                        continue;
+                    }
+                    let mut chosen = chosen.clone();
+                    chosen.push((name.clone(), *position, av.clone()));
+                    next.push((both, chosen));
+                }
+            }
+            if next.len() > MAX_COMBINATIONS {
+                self.bound(Some(loc), format!("arguments of `{path}` have more than {MAX_COMBINATIONS} combinations"));
+                next.truncate(MAX_COMBINATIONS);
+            }
+            combos = next;
+        }
+        let model = self.kernels.find(path).cloned();
+        let mut out = G::empty();
+        for (c, chosen) in combos {
+            // Start from a plain tensor and multiply in every number passed.
+            let mut results: Vec<(Cond, Num)> = vec![(c.clone(), Num::plain_tensor())];
+            for (name, position, value) in &chosen {
+                let Value::Num(n) = value else { continue };
+                if n.tensor || !n.carries_traced() {
+                    results = results.into_iter().map(|(rc, acc)| (rc, product(&acc, n, 1))).collect();
+                    continue;
+                }
+                // The traced value (or a scalar derived from it) handed to the callee.
+                let (applies, note) =
+                    self.kernel_applies(model.as_ref(), name.as_deref(), *position, args, &c, loc, path);
+                let mut next = Vec::new();
+                for (rc, acc) in results {
+                    let yes = rc.and(&applies);
+                    if self.conds.feasible(&yes) {
+                        let mut parts = Vec::new();
+                        for fp in &n.parts {
+                            let site = if fp.exp != 0 {
+                                Some(self.record_site(
+                                    loc,
+                                    SiteKind::Delegated,
+                                    fp.exp,
+                                    &yes,
+                                    &fp.chain,
+                                    Some(path.to_string()),
+                                    note.clone(),
+                                ))
+                            } else {
+                                None
+                            };
+                            for dp in &acc.parts {
+                                let mut sites = dp.sites.to_vec();
+                                sites.extend(site);
+                                parts.push(Part {
+                                    exp: dp.exp + fp.exp,
+                                    sites: Rc::from(sites),
+                                    chain: dp.chain.clone(),
+                                    unknown: dp.unknown || fp.unknown,
+                                });
+                            }
+                        }
+                        next.push((yes, Num { tensor: true, parts }.normalize()));
+                    }
+                    let no = rc.and(&applies.not());
+                    if self.conds.feasible(&no) {
+                        next.push((no, acc));
+                    }
+                }
+                results = next;
+            }
+            for (rc, num) in results {
+                out.push(&self.conds, rc, Value::Num(Rc::new(num.normalize())));
+            }
+        }
+        out
+    }
+
+    /// Whether an outside callee applies the factor passed as argument `name`/`position`:
+    /// the condition, and the note shown with the delegated site.
+    #[allow(clippy::too_many_arguments)]
+    fn kernel_applies(
+        &mut self,
+        model: Option<&super::kernels::KernelModel>,
+        name: Option<&str>,
+        position: Option<usize>,
+        args: &Args,
+        pc: &Cond,
+        loc: Loc,
+        path: &str,
+    ) -> (Cond, Option<String>) {
+        let Some(model) = model else {
+            return (self.conds.truth(), Some(format!("no kernel model for `{path}`: counted as applied")));
+        };
+        let is_factor =
+            name == Some(model.factor.name.as_str()) || (position.is_some() && position == model.factor.position);
+        if !is_factor {
+            return (
+                self.conds.truth(),
+                Some(format!(
+                    "passed to `{path}` in an argument its model does not name as the factor: counted as applied"
+                )),
+            );
+        }
+        match model.applies {
+            Applies::Always => (self.conds.truth(), Some(format!("applied by the kernel ({})", model.source))),
+            Applies::Never => (self.conds.falsity(), Some(format!("not applied by the kernel ({})", model.source))),
+            Applies::When => {
+                let mut cond = self.conds.truth();
+                for test in &model.when {
+                    let value = args
+                        .keywords
+                        .iter()
+                        .find(|(k, _)| k.as_str() == test.arg)
+                        .map(|(_, a)| a.value.clone())
+                        .or_else(|| test.position.and_then(|p| args.positional.get(p)).map(|a| a.value.clone()))
+                        .or_else(|| {
+                            test.default.as_ref().and_then(toml_constant).map(|c| G::under(pc.clone(), Value::Const(c)))
+                        })
+                        .unwrap_or_else(|| G::under(pc.clone(), Value::none()));
+                    let holds = match test.equals.as_ref().and_then(toml_constant) {
+                        Some(expected) => {
+                            let expected = G::under(pc.clone(), Value::Const(expected));
+                            self.compare(&value, ruff_python_ast::CmpOp::Eq, &expected, &test.arg, "", loc)
+                        }
+                        None => self.truthy(&value, loc),
+                    };
+                    cond = cond.and(&if test.negate { holds.not() } else { holds });
+                }
+                (cond, Some(format!("applied when the kernel model's condition holds ({})", model.source)))
+            }
+        }
+    }
+}
+
+trait OrDefaultNum {
+    fn unwrap_or_default_num(self) -> Rc<Num>;
+}
+
+impl OrDefaultNum for Option<Rc<Num>> {
+    fn unwrap_or_default_num(self) -> Rc<Num> {
+        self.unwrap_or_else(|| Rc::new(Num::plain_tensor()))
+    }
+}
+
+fn plain_part() -> Part {
+    Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: false }
+}
+
+/// The product of two numbers: every pair of parts, exponents added (`sign` -1 divides).
+pub fn product(a: &Num, b: &Num, sign: i32) -> Num {
+    let mut parts = Vec::new();
+    for pa in &a.parts {
+        for pb in &b.parts {
+            let mut sites = pa.sites.to_vec();
+            sites.extend(pb.sites.iter().copied());
+            sites.sort();
+            sites.dedup();
+            let chain = if pb.chain.len() > pa.chain.len() { pb.chain.clone() } else { pa.chain.clone() };
+            parts.push(Part {
+                exp: pa.exp + sign * pb.exp,
+                sites: Rc::from(sites),
+                chain,
+                unknown: pa.unknown || pb.unknown,
+            });
+        }
+    }
+    if parts.len() > 16 {
+        parts.sort();
+        parts.dedup();
+        parts.truncate(16);
+    }
+    Num { tensor: a.tensor || b.tensor, parts }.normalize()
+}
+
+/// The sum of two numbers: the parts of both.
+pub fn union(a: &Num, b: &Num) -> Num {
+    let mut parts = a.parts.clone();
+    parts.extend(b.parts.iter().cloned());
+    Num { tensor: a.tensor || b.tensor, parts }.normalize()
+}
+
+/// Arithmetic on two constants, when Python would give a constant.
+fn fold(a: &Constant, op: Operator, b: &Constant) -> Option<Constant> {
+    use Operator::*;
+    let num = |c: &Constant| match c {
+        Constant::Int(i) => Some(*i as f64),
+        Constant::Float(x) => Some(*x),
+        Constant::Bool(b) => Some(*b as i64 as f64),
+        _ => None,
+    };
+    if let (Constant::Int(x), Constant::Int(y)) = (a, b) {
+        return match op {
+            Add => x.checked_add(*y).map(Constant::Int),
+            Sub => x.checked_sub(*y).map(Constant::Int),
+            Mult => x.checked_mul(*y).map(Constant::Int),
+            FloorDiv if *y != 0 => Some(Constant::Int(x.div_euclid(*y))),
+            Mod if *y != 0 => Some(Constant::Int(x.rem_euclid(*y))),
+            Div if *y != 0 => Some(Constant::Float(*x as f64 / *y as f64)),
+            _ => None,
+        };
+    }
+    if let (Constant::Str(x), Add, Constant::Str(y)) = (a, op, b) {
+        return Some(Constant::Str(format!("{x}{y}")));
+    }
+    let (x, y) = (num(a)?, num(b)?);
+    match op {
+        Add => Some(Constant::Float(x + y)),
+        Sub => Some(Constant::Float(x - y)),
+        Mult => Some(Constant::Float(x * y)),
+        Div if y != 0.0 => Some(Constant::Float(x / y)),
+        _ => None,
+    }
+}

@@ -1,0 +1,506 @@
+//! Running a trace and turning the entry's abstract output into the answer: one row per group
+//! of configurations with the same net exponent, the application sites with their evidence, a
+//! verdict, and everything that limited precision.
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use serde::Serialize;
+
+use super::calls::{Arg, Args};
+use super::cond::Cond;
+use super::interp::{Assume, AssumedValue, Interp, ObjKind, Traced};
+use super::kernels::KernelModels;
+use super::trace::{HopKind, SiteKind};
+use super::value::*;
+use crate::index::{ClassId, FileId, ParamKind};
+use crate::query::common::Location;
+use crate::resolve::Resolver;
+
+/// What to trace, from where.
+#[derive(Clone, Debug)]
+pub struct TraceOptions {
+    /// The traced value's name: origins are reads of an attribute or parameter of that name.
+    pub value: String,
+    pub entry: ClassId,
+    /// Methods evaluated in order on the entry object (default: `forward`). With several, they
+    /// share a dict-like `state` argument, as two-batch-overlap op lists do.
+    pub methods: Vec<String>,
+    pub assumes: Vec<Assume>,
+    /// Only reads at this file and line are origins.
+    pub origin: Option<(FileId, u32)>,
+    /// Extra kernel model files: (name, TOML text).
+    pub kernel_files: Vec<(String, String)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Verdict {
+    /// Applied exactly once in every configuration.
+    Once,
+    /// Applied more than once in some configuration.
+    Twice,
+    /// Not applied in some configuration.
+    Never,
+    /// Divided (net negative exponent) in some configuration.
+    Inverse,
+    /// Parts of the output scaled differently, or different problems in different rows.
+    Mixed,
+    /// Something blocked a decision (see `unresolved` and `bounds`).
+    Unknown,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceReport {
+    pub value: String,
+    pub entry: String,
+    pub methods: Vec<String>,
+    pub verdict: Verdict,
+    /// One row per group of configurations with the same outcome.
+    pub rows: Vec<Row>,
+    /// The atoms the rows' conditions are made of.
+    pub atoms: Vec<AtomOut>,
+    pub assumptions: Vec<AssumptionOut>,
+    /// What blocked precision, with locations.
+    pub unresolved: Vec<Note>,
+    /// Bounds that were hit (the answer may be incomplete where they apply).
+    pub bounds: Vec<Note>,
+    pub stats: TraceStats,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub verdict: Verdict,
+    /// The net exponent of the value on the output, when every scaled part agrees.
+    pub exponent: Option<i32>,
+    /// Distinct non-zero exponents among the parts of the output (several: MIXED).
+    pub exponents: Vec<i32>,
+    /// The configurations: a sum of products of atom values, and the same as text.
+    pub conditions: Vec<Vec<Literal>>,
+    pub when: String,
+    /// The parts of the output that carry the value, each with its sites.
+    pub parts: Vec<PartOut>,
+    /// Why the row is UNKNOWN, when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Literal {
+    pub atom: String,
+    pub value: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct PartOut {
+    pub exponent: i32,
+    pub sites: Vec<SiteOut>,
+    /// The part went through something whose effect on the scale is not known.
+    pub incomplete: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct SiteOut {
+    pub location: Location,
+    pub kind: SiteKind,
+    /// +1 applies the value, -1 divides by it.
+    pub exponent: i32,
+    /// The source line of the site.
+    pub code: String,
+    /// When the site runs, as far as the evaluation reached it.
+    pub when: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub callee: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// How the value got here, from where it was read.
+    pub evidence: Vec<HopOut>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct HopOut {
+    pub kind: HopKind,
+    pub location: Location,
+    pub label: String,
+    pub code: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct AtomOut {
+    pub name: String,
+    /// How to fix it: `--assume NAME=VALUE`.
+    pub assume_as: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct AssumptionOut {
+    pub name: String,
+    pub value: String,
+    /// False when nothing the evaluation met matched the name.
+    pub used: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Note {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+    pub what: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceStats {
+    pub steps: usize,
+    pub objects: usize,
+    pub atoms: usize,
+    pub sites: usize,
+}
+
+/// Runs a trace.
+pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, String> {
+    let kernels = KernelModels::load(&options.kernel_files)?;
+    let traced = Traced { name: options.value.clone(), origin: options.origin };
+    let mut interp = Interp::new(resolver, traced, options.assumes.clone(), kernels);
+    let index = resolver.index;
+    let entry = options.entry;
+    let entry_loc = Loc { file: entry.file, span: index.class(entry).name_range };
+    let tt = interp.conds.truth();
+    let object = interp.construct(entry, Args::default(), &tt, entry_loc);
+    let methods = if options.methods.is_empty() { vec!["forward".to_string()] } else { options.methods.clone() };
+    let mut output = G::empty();
+    let state = if methods.len() > 1 {
+        let id = interp.alloc(ObjKind::Dict(Vec::new()), entry_loc);
+        Some(Value::Obj(id))
+    } else {
+        None
+    };
+    for method in &methods {
+        let bound = interp.getattr_g(&object, method, &tt, entry_loc);
+        let Some(func) = bound.iter().find_map(|(_, v)| if let Value::Bound(f, _) = v { Some(*f) } else { None })
+        else {
+            return Err(format!("{} has no method `{method}` in the tree", index.class_path(entry)));
+        };
+        let args = entry_args(&mut interp, func, state.clone(), entry_loc);
+        let result = interp.call(&bound, args, &tt, entry_loc);
+        output.extend(&interp.conds, result);
+    }
+    if let Some(state) = state {
+        output.extend(&interp.conds, G::one(&interp.conds, state));
+    }
+    Ok(answer(&interp, &options, methods, &output))
+}
+
+/// Arguments for the entry method: data for parameters without defaults (objects of the tree
+/// when annotated with one), the shared state for pipelines.
+fn entry_args(interp: &mut Interp, func: crate::index::FuncId, state: Option<Value>, loc: Loc) -> Args {
+    let params = interp.index.function(func).call_params().to_vec();
+    let mut args = Args::default();
+    for param in &params {
+        if param.default.is_some() || matches!(param.kind, ParamKind::VarPositional | ParamKind::VarKeyword) {
+            continue;
+        }
+        let value = match (&state, param.name.as_str()) {
+            (Some(state), _) => state.clone(),
+            _ => {
+                let hint = param.annotation.as_deref().and_then(|a| {
+                    let ctx = crate::resolve::Ctx::module(func.file);
+                    interp.resolver.annotation_classes(&ctx, a, &mut crate::resolve::Walk::default()).into_iter().next()
+                });
+                match hint {
+                    Some(_) => interp.param_symbol(func, param, param.name.to_string()),
+                    None => Value::Num(Rc::new(Num::plain_tensor())),
+                }
+            }
+        };
+        let tt = interp.conds.truth();
+        args.keywords.push((param.name.clone(), Arg { value: G::under(tt, value), loc: Some(loc) }));
+    }
+    args
+}
+
+/// The numbers an output value holds (through tuples, objects, lists and dicts).
+fn collect_nums(
+    interp: &Interp,
+    value: &Value,
+    depth: usize,
+    seen: &mut Vec<HeapId>,
+    out: &mut Vec<(Cond, Rc<Num>)>,
+    cond: &Cond,
+    unknown: &mut Vec<String>,
+) {
+    if depth > 6 {
+        return;
+    }
+    match value {
+        Value::Num(n) => out.push((cond.clone(), n.clone())),
+        Value::Tuple(items) => {
+            for g in items.iter() {
+                for (c, v) in g.iter() {
+                    collect_nums(interp, v, depth + 1, seen, out, &cond.and(c), unknown);
+                }
+            }
+        }
+        Value::Obj(id) => {
+            if seen.contains(id) {
+                return;
+            }
+            seen.push(*id);
+            let object = &interp.heap[*id as usize];
+            let mut children: Vec<&G> = object.fields.values().collect();
+            match &object.kind {
+                ObjKind::List(items) => children.extend(items.iter()),
+                ObjKind::Dict(entries) => children.extend(entries.iter().map(|(_, g)| g)),
+                _ => {}
+            }
+            for g in children {
+                for (c, v) in g.iter() {
+                    collect_nums(interp, v, depth + 1, seen, out, &cond.and(c), unknown);
+                }
+            }
+        }
+        Value::Unknown(reason) => unknown.push(reason.to_string()),
+        _ => {}
+    }
+}
+
+fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output: &G) -> TraceReport {
+    let index = interp.index;
+    let conds = &interp.conds;
+    // Outcome of every alternative of the output.
+    struct Outcome {
+        cond: Cond,
+        exponents: BTreeSet<i32>,
+        parts: BTreeSet<(i32, Vec<SiteId>, bool)>,
+        has_data: bool,
+        unknown: Vec<String>,
+    }
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    for (c, v) in output.iter() {
+        let mut nums = Vec::new();
+        let mut unknown = Vec::new();
+        collect_nums(interp, v, 0, &mut Vec::new(), &mut nums, c, &mut unknown);
+        // Split by the conditions of nested alternatives.
+        if nums.is_empty() {
+            outcomes.push(Outcome {
+                cond: c.clone(),
+                exponents: BTreeSet::new(),
+                parts: BTreeSet::new(),
+                has_data: false,
+                unknown,
+            });
+            continue;
+        }
+        for (nc, n) in nums {
+            let mut exponents = BTreeSet::new();
+            let mut parts = BTreeSet::new();
+            for part in &n.parts {
+                if part.exp != 0 {
+                    exponents.insert(part.exp);
+                }
+                if part.exp != 0 || !part.sites.is_empty() || part.unknown {
+                    parts.insert((part.exp, part.sites.to_vec(), part.unknown));
+                }
+            }
+            outcomes.push(Outcome { cond: nc, exponents, parts, has_data: true, unknown: unknown.clone() });
+        }
+    }
+    // A configuration is the conjunction of everything it chose; merge outcomes per (outcome
+    // key), then split overlapping data into the rows of the worst outcome.
+    let mut groups: Vec<(Verdict, BTreeSet<i32>, BTreeSet<(i32, Vec<SiteId>, bool)>, Cond, Option<String>)> =
+        Vec::new();
+    for o in outcomes {
+        if !conds.feasible(&o.cond) {
+            continue;
+        }
+        let incomplete = o.parts.iter().any(|p| p.2);
+        let (verdict, reason) = if !o.has_data {
+            let why = if o.unknown.is_empty() {
+                "the output holds no data the evaluation could follow".to_string()
+            } else {
+                o.unknown.join("; ")
+            };
+            (Verdict::Unknown, Some(why))
+        } else if incomplete {
+            (
+                Verdict::Unknown,
+                Some(
+                    "part of the output went through code whose effect on the scale is not known (see unresolved)"
+                        .to_string(),
+                ),
+            )
+        } else {
+            (verdict_of(&o.exponents), None)
+        };
+        match groups.iter_mut().find(|g| g.0 == verdict && g.1 == o.exponents && g.2 == o.parts && g.4 == reason) {
+            Some(group) => group.3 = group.3.or(&o.cond),
+            None => groups.push((verdict, o.exponents, o.parts, o.cond, reason)),
+        }
+    }
+    let mut rows: Vec<Row> = groups
+        .into_iter()
+        .map(|(verdict, exponents, parts, cond, reason)| {
+            let cond = conds.within_constraints(&cond);
+            let conditions: Vec<Vec<Literal>> = conds
+                .products(&cond)
+                .into_iter()
+                .map(|lits| {
+                    lits.into_iter()
+                        .map(|(atom, value)| Literal { atom: conds.atoms()[atom].display.clone(), value })
+                        .collect()
+                })
+                .collect();
+            let parts = parts
+                .into_iter()
+                .map(|(exp, sites, incomplete)| PartOut {
+                    exponent: exp,
+                    sites: sites.iter().map(|s| site_out(interp, *s)).collect(),
+                    incomplete,
+                })
+                .collect();
+            Row {
+                verdict,
+                exponent: if exponents.len() == 1 {
+                    exponents.iter().next().copied()
+                } else if exponents.is_empty() {
+                    Some(0)
+                } else {
+                    None
+                },
+                exponents: exponents.into_iter().collect(),
+                when: conds.render(&cond),
+                conditions,
+                parts,
+                reason,
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| (a.verdict, &a.when).cmp(&(b.verdict, &b.when)));
+
+    let mut unresolved: Vec<Note> = interp
+        .blockers
+        .iter()
+        .map(|b| Note { location: Some(Location::new(index, b.loc.file, b.loc.span)), what: b.what.clone() })
+        .collect();
+    unresolved.sort();
+    unresolved.dedup();
+    let mut bounds: Vec<Note> = interp
+        .bounds
+        .iter()
+        .map(|b| Note { location: b.loc.map(|l| Location::new(index, l.file, l.span)), what: b.what.clone() })
+        .collect();
+    if interp.conds.overflowed {
+        bounds.push(Note {
+            location: None,
+            what: format!("more than {} atoms; later conditions were not kept", super::cond::MAX_ATOMS),
+        });
+    }
+    bounds.sort();
+    bounds.dedup();
+
+    let mut verdict = overall(&rows);
+    let budget_spent = interp.steps > super::interp::MAX_STEPS || interp.conds.overflowed;
+    if budget_spent && verdict == Verdict::Once {
+        verdict = Verdict::Unknown;
+    }
+    // Atoms the rows mention, with the `--assume` spelling that fixes each.
+    let mut atom_names: BTreeSet<String> = BTreeSet::new();
+    for row in &rows {
+        for product in &row.conditions {
+            for lit in product {
+                atom_names.insert(lit.atom.clone());
+            }
+        }
+    }
+    let atoms = atom_names.into_iter().map(|name| AtomOut { assume_as: assume_spelling(&name), name }).collect();
+    let assumptions = options
+        .assumes
+        .iter()
+        .map(|a| AssumptionOut {
+            name: a.name.clone(),
+            value: match &a.value {
+                AssumedValue::Const(c) => c.to_string(),
+                AssumedValue::Class(c) => index.class_path(*c),
+            },
+            used: a.used.get(),
+        })
+        .collect();
+    TraceReport {
+        value: options.value.clone(),
+        entry: index.class_path(options.entry),
+        methods,
+        verdict,
+        rows,
+        atoms,
+        assumptions,
+        unresolved,
+        bounds,
+        stats: TraceStats {
+            steps: interp.steps.min(super::interp::MAX_STEPS),
+            objects: interp.heap.len(),
+            atoms: interp.conds.atoms().len(),
+            sites: interp.sites.len(),
+        },
+    }
+}
+
+fn verdict_of(exponents: &BTreeSet<i32>) -> Verdict {
+    match exponents.iter().copied().collect::<Vec<_>>().as_slice() {
+        [] => Verdict::Never,
+        [1] => Verdict::Once,
+        [e] if *e > 1 => Verdict::Twice,
+        [_] => Verdict::Inverse,
+        _ => Verdict::Mixed,
+    }
+}
+
+/// The verdict over all rows: ONCE when every row is; the kind of the problem rows when they
+/// agree; MIXED when they do not; UNKNOWN when only unknown rows keep it from ONCE.
+fn overall(rows: &[Row]) -> Verdict {
+    let problems: BTreeSet<Verdict> =
+        rows.iter().map(|r| r.verdict).filter(|v| !matches!(v, Verdict::Once | Verdict::Unknown)).collect();
+    match problems.len() {
+        0 if rows.iter().any(|r| r.verdict == Verdict::Unknown) || rows.is_empty() => Verdict::Unknown,
+        0 => Verdict::Once,
+        1 => *problems.iter().next().expect("one problem"),
+        _ => Verdict::Mixed,
+    }
+}
+
+fn site_out(interp: &Interp, id: SiteId) -> SiteOut {
+    let index = interp.index;
+    let site = &interp.sites[id as usize];
+    let location = Location::new(index, site.loc.file, site.loc.span);
+    let evidence = site
+        .chain
+        .iter()
+        .map(|h| {
+            let hop = &interp.hops[*h as usize];
+            let location = Location::new(index, hop.loc.file, hop.loc.span);
+            let code = index.file(hop.loc.file).line_text(location.line).trim().to_string();
+            HopOut { kind: hop.kind, location, label: hop.label.clone(), code }
+        })
+        .collect();
+    SiteOut {
+        code: index.file(site.loc.file).line_text(location.line).trim().to_string(),
+        location,
+        kind: site.kind,
+        exponent: site.delta,
+        when: interp.conds.render(&site.cond),
+        callee: site.callee.clone(),
+        note: site.note.clone(),
+        evidence,
+    }
+}
+
+/// How to pin an atom with `--assume`: `NAME=true` for a plain atom, the symbol and value for
+/// an equality, the class for an "is" atom.
+fn assume_spelling(atom: &str) -> String {
+    if let Some((lhs, rhs)) = atom.split_once(" == ") {
+        return format!("{lhs}={}", rhs.trim_matches('"'));
+    }
+    if let Some((lhs, rhs)) = atom.split_once(" is ") {
+        if !rhs.contains(' ') {
+            return format!("{lhs}={rhs}");
+        }
+    }
+    if atom.contains(' ') { format!("'{atom}'=true") } else { format!("{atom}=true") }
+}

@@ -1,0 +1,210 @@
+//! Executing statements: assignments gated by the path condition, `if` as two gated arms,
+//! `return`/`raise`/`assert` narrowing what stays alive, loops as one abstract iteration.
+
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+use super::cond::Cond;
+use super::interp::{Frame, Interp};
+use super::value::*;
+
+impl Interp<'_, '_> {
+    pub fn exec_block(&mut self, frame: &mut Frame, body: &[Stmt], pc: &Cond) {
+        for stmt in body {
+            let live = pc.and(&frame.alive).and(&frame.loop_alive);
+            if !self.conds.feasible(&live) {
+                return;
+            }
+            self.exec(frame, stmt, &live);
+        }
+    }
+
+    fn exec(&mut self, frame: &mut Frame, stmt: &Stmt, pc: &Cond) {
+        let loc = self.loc(frame.file, stmt);
+        if !self.step(loc) {
+            frame.alive = frame.alive.and(&pc.not());
+            return;
+        }
+        match stmt {
+            Stmt::Expr(expr) => {
+                self.eval(frame, &expr.value, pc);
+            }
+            Stmt::Assign(assign) => {
+                let value = self.eval(frame, &assign.value, pc);
+                for target in &assign.targets {
+                    self.assign_target(frame, target, value.clone(), pc);
+                }
+            }
+            Stmt::AnnAssign(assign) => {
+                if let Some(value) = &assign.value {
+                    let value = self.eval(frame, value, pc);
+                    self.assign_target(frame, &assign.target, value, pc);
+                }
+            }
+            Stmt::AugAssign(assign) => {
+                let current = self.eval(frame, &assign.target, pc);
+                let operand = self.eval(frame, &assign.value, pc);
+                let value = self.binop(&current, assign.op, &operand, pc, loc, true);
+                self.assign_target(frame, &assign.target, value, pc);
+            }
+            Stmt::Return(ret) => {
+                let value = match &ret.value {
+                    Some(v) => self.eval(frame, v, pc),
+                    None => G::under(pc.clone(), Value::none()),
+                };
+                frame.returns.extend(&self.conds, value);
+                frame.alive = frame.alive.and(&pc.not());
+            }
+            Stmt::Raise(_) => frame.alive = frame.alive.and(&pc.not()),
+            Stmt::Assert(assert) => {
+                let test = self.eval(frame, &assert.test, pc);
+                let holds = self.truthy(&test, loc);
+                // Where the assertion fails the path ends.
+                frame.alive = frame.alive.and(&pc.and(&holds.not()).not());
+            }
+            Stmt::If(node) => {
+                let test = self.eval(frame, &node.test, pc);
+                let mut rest = pc.clone();
+                let t = self.truthy(&test, self.loc(frame.file, &*node.test));
+                let yes = rest.and(&t);
+                if self.conds.feasible(&yes) {
+                    self.exec_block(frame, &node.body, &yes);
+                }
+                rest = rest.and(&t.not());
+                for clause in &node.elif_else_clauses {
+                    if !self.conds.feasible(&rest) {
+                        break;
+                    }
+                    match &clause.test {
+                        Some(test_expr) => {
+                            let test = self.eval(frame, test_expr, &rest);
+                            let t = self.truthy(&test, self.loc(frame.file, test_expr));
+                            let yes = rest.and(&t);
+                            if self.conds.feasible(&yes) {
+                                self.exec_block(frame, &clause.body, &yes);
+                            }
+                            rest = rest.and(&t.not());
+                        }
+                        None => self.exec_block(frame, &clause.body, &rest),
+                    }
+                }
+            }
+            Stmt::For(node) => {
+                let iterable = self.eval(frame, &node.iter, pc);
+                let iter_loc = self.loc(frame.file, &*node.iter);
+                let element = self.iter_element(&iterable, pc, iter_loc, &node.target);
+                self.assign_target(frame, &node.target, element, pc);
+                self.loop_body(frame, &node.body, pc);
+                self.exec_block(frame, &node.orelse, pc);
+            }
+            Stmt::While(node) => {
+                let test = self.eval(frame, &node.test, pc);
+                let t = self.truthy(&test, self.loc(frame.file, &*node.test));
+                let yes = pc.and(&t);
+                if self.conds.feasible(&yes) {
+                    self.loop_body(frame, &node.body, &yes);
+                }
+                self.exec_block(frame, &node.orelse, &pc.and(&t.not()));
+            }
+            Stmt::Break(_) | Stmt::Continue(_) => frame.loop_alive = frame.loop_alive.and(&pc.not()),
+            Stmt::With(node) => {
+                for item in &node.items {
+                    let value = self.eval(frame, &item.context_expr, pc);
+                    if let Some(vars) = &item.optional_vars {
+                        self.assign_target(frame, vars, value, pc);
+                    }
+                }
+                self.exec_block(frame, &node.body, pc);
+            }
+            Stmt::Try(node) => {
+                // The body is evaluated as if it does not raise; handlers are not evaluated.
+                self.exec_block(frame, &node.body, pc);
+                if !node.handlers.is_empty() && handlers_matter(&node.handlers) {
+                    self.blocker(loc, "`except` handlers are not evaluated (the body is assumed not to raise)");
+                }
+                self.exec_block(frame, &node.orelse, pc);
+                self.exec_block(frame, &node.finalbody, pc);
+            }
+            Stmt::FunctionDef(def) => {
+                // A nested function: remember the enclosing locals for when it is called.
+                let facts = &self.index.file(frame.file).facts;
+                let id = facts.functions.iter().position(|f| f.range == crate::syntax::Span::of(def));
+                if let Some(local) = id {
+                    let func = crate::index::FuncId { file: frame.file, local: local as u32 };
+                    self.closures.insert(func, std::rc::Rc::new(frame.locals.clone()));
+                    self.assign_local(frame, &def.name.id, G::under(pc.clone(), Value::Func(func)), pc);
+                }
+            }
+            Stmt::ClassDef(def) => {
+                let facts = &self.index.file(frame.file).facts;
+                if let Some(local) = facts.classes.iter().position(|c| c.range == crate::syntax::Span::of(def)) {
+                    let class = crate::index::ClassId { file: frame.file, local: local as u32 };
+                    self.assign_local(frame, &def.name.id, G::under(pc.clone(), Value::Class(class)), pc);
+                }
+            }
+            Stmt::Import(import) => {
+                for alias in &import.names {
+                    let (name, module) = match &alias.asname {
+                        Some(asname) => (asname.id.clone(), alias.name.to_string()),
+                        None => {
+                            let first = alias.name.split('.').next().unwrap_or_default().to_string();
+                            (ruff_python_ast::name::Name::new(&first), first)
+                        }
+                    };
+                    let value = self.module_value(&module);
+                    self.assign_local(frame, &name, G::under(pc.clone(), value), pc);
+                }
+            }
+            Stmt::ImportFrom(import) => {
+                let file = self.index.file(frame.file);
+                let Some(module) = crate::syntax::absolute_import(&file.module, file.is_package, import) else {
+                    return;
+                };
+                for alias in &import.names {
+                    if alias.name.as_str() == "*" {
+                        continue;
+                    }
+                    let bound = alias.asname.as_ref().unwrap_or(&alias.name).id.clone();
+                    let value = self.import_from(&module, alias.name.as_str(), loc);
+                    self.assign_local(frame, &bound, value.restrict(&self.conds, pc), pc);
+                }
+            }
+            Stmt::Delete(_)
+            | Stmt::Pass(_)
+            | Stmt::Global(_)
+            | Stmt::Nonlocal(_)
+            | Stmt::TypeAlias(_)
+            | Stmt::IpyEscapeCommand(_) => {}
+            Stmt::Match(node) => {
+                let _ = self.eval(frame, &node.subject, pc);
+                self.blocker(loc, "`match` statements: every case is evaluated as possible");
+                for case in &node.cases {
+                    let text = self.text(self.loc(frame.file, &case.pattern));
+                    let atom = self
+                        .atom(super::cond::AtomKey::Test(format!("case {text} @{}", loc.span.start)), || {
+                            format!("case {text}")
+                        });
+                    self.exec_block(frame, &case.body, &pc.and(&atom));
+                }
+            }
+        }
+    }
+
+    /// One abstract iteration of a loop body; `break`/`continue` end the iteration.
+    fn loop_body(&mut self, frame: &mut Frame, body: &[Stmt], pc: &Cond) {
+        let outer = frame.loop_alive.clone();
+        frame.loop_alive = self.conds.truth();
+        self.exec_block(frame, body, pc);
+        frame.loop_alive = outer;
+    }
+}
+
+/// Handlers that do more than `pass`/`raise`/log are worth mentioning as not evaluated.
+fn handlers_matter(handlers: &[ast::ExceptHandler]) -> bool {
+    handlers.iter().any(|h| {
+        let ast::ExceptHandler::ExceptHandler(h) = h;
+        h.body.iter().any(|s| {
+            !matches!(s, Stmt::Pass(_) | Stmt::Raise(_))
+                && !matches!(s, Stmt::Expr(e) if matches!(e.value.as_ref(), Expr::Call(_) | Expr::StringLiteral(_)))
+        })
+    })
+}

@@ -1,0 +1,71 @@
+//! What the evaluator records as it goes: application sites of the traced value, the hops the
+//! value took to get there, bounds that were hit, and what could not be resolved.
+
+use super::cond::Cond;
+use super::value::{HopId, Loc};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SiteKind {
+    /// `x * v`, `v * x`, `torch.mul(x, v)`, `x.mul(v)`.
+    Mul,
+    /// `x *= v`, `x.mul_(v)`.
+    MulInPlace,
+    /// `x / v`, `x.div(v)`, `x /= v`, `x * (1 / v)`.
+    Div,
+    /// `alpha=v` in `add`/`add_`/`addmm`-like calls: the added operand is scaled.
+    Alpha,
+    /// The value is passed to a callee outside the tree that applies it.
+    Delegated,
+}
+
+/// One place where the traced value (or a value derived from it) scales data.
+#[derive(Clone, Debug)]
+pub struct SiteRecord {
+    pub loc: Loc,
+    pub kind: SiteKind,
+    /// +1 multiplies, -1 divides (times the exponent of the scalar used).
+    pub delta: i32,
+    /// The path condition under which the site ran.
+    pub cond: Cond,
+    /// How the traced value got here.
+    pub chain: Vec<HopId>,
+    /// For delegated sites: the callee, and what the kernel model says.
+    pub callee: Option<String>,
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HopKind {
+    /// Where the traced value was read (`config.routed_scaling_factor`).
+    Origin,
+    /// Passed as an argument to a parameter.
+    Argument,
+    /// Stored into an attribute.
+    Store,
+    /// Returned from a function.
+    Return,
+}
+
+#[derive(Clone, Debug)]
+pub struct HopRecord {
+    pub loc: Loc,
+    pub kind: HopKind,
+    /// What received it (`HashTopK.__init__(routed_scaling_factor=...)`, `self.routed_scaling_factor`).
+    pub label: String,
+}
+
+/// A bound the evaluation hit; the affected answers are incomplete.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BoundHit {
+    pub loc: Option<Loc>,
+    pub what: String,
+}
+
+/// Something the evaluator could not pin down that may matter for the answer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Blocker {
+    pub loc: Loc,
+    pub what: String,
+}

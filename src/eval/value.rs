@@ -1,0 +1,278 @@
+//! Abstract values: what a Python expression may evaluate to, without running it.
+//!
+//! Every value is a [`G`] (guarded): a short list of alternatives, each under the condition in
+//! which it is the value. Numbers and tensors are [`Num`]: what matters about them is how many
+//! times the traced value multiplies them (their exponent), and where that happened.
+
+use std::rc::Rc;
+
+use ruff_python_ast::name::Name;
+
+use super::cond::{Cond, Conds};
+use crate::index::{ClassId, FileId, FuncId};
+use crate::syntax::{Constant, Span};
+
+/// An object on the abstract heap.
+pub type HeapId = u32;
+/// An unknown value, by what it is about (see [`SymKey`]).
+pub type SymId = u32;
+/// An application site (see `trace.rs`).
+pub type SiteId = u32;
+/// A step the traced value took (see `trace.rs`).
+pub type HopId = u32;
+
+/// A place in the analyzed code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Loc {
+    pub file: FileId,
+    pub span: Span,
+}
+
+/// One multiplicative component of a number or tensor: the traced value to the power `exp`,
+/// with the application sites that made it so and the hops of the traced value itself.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Part {
+    pub exp: i32,
+    pub sites: Rc<[SiteId]>,
+    pub chain: Rc<[HopId]>,
+    /// The part went through a callee whose effect on the scale is not known (an unresolved
+    /// function, a bound): its exponent is a lower bound of what is known, not the answer.
+    pub unknown: bool,
+}
+
+/// A number or tensor. A sum of differently scaled things has several parts (`shared +
+/// routed * v` is one part with exponent 0 and one with exponent 1).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Num {
+    /// Tensors (data) as opposed to scalars (configuration numbers). Multiplying a tensor by a
+    /// scalar that carries the traced value is an application.
+    pub tensor: bool,
+    pub parts: Vec<Part>,
+}
+
+impl Num {
+    pub fn plain_tensor() -> Num {
+        Num { tensor: true, parts: vec![Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: false }] }
+    }
+
+    /// The largest magnitude exponent (0 when the value is not scaled).
+    pub fn carries_traced(&self) -> bool {
+        self.parts.iter().any(|p| p.exp != 0)
+    }
+
+    pub fn normalize(mut self) -> Num {
+        self.parts.sort();
+        self.parts.dedup();
+        // Many parts with exponent 0 and no history say the same thing.
+        self
+    }
+}
+
+/// What an unknown value is about; two reads of the same thing get the same symbol.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SymKey {
+    /// A module-level variable whose value is not known.
+    Global(FileId, Name),
+    /// A parameter of the entry point (or of a method evaluated with unknown arguments).
+    Param(FuncId, Name),
+    /// An attribute, call or item of another unknown value.
+    Path(SymId, String),
+    /// The result of calling a function of the tree with no (or constant) arguments whose result
+    /// is not known (`is_cuda()`, `get_moe_a2a_backend()`).
+    Call(FuncId, String),
+    /// A call of something outside the tree, by its text (`envs.X.get()`).
+    External(String),
+    /// A loop index, by the loop.
+    LoopIndex(Loc),
+    /// Anything else, by where it was computed.
+    At(Loc, String),
+}
+
+#[derive(Clone, Debug)]
+pub struct Sym {
+    pub key: SymKey,
+    pub display: String,
+    /// A class the value is known to be an instance of (from an annotation or a base class),
+    /// used to enumerate the implementations of a method called on it.
+    pub class_hint: Option<ClassId>,
+    /// Module-level variables that hold it (`_is_cuda` for `is_cuda()`), for display and for
+    /// matching `--assume`.
+    pub aliases: Vec<String>,
+}
+
+impl Sym {
+    /// How the output names it: the variable that holds a computed value when there is one.
+    pub fn label(&self) -> String {
+        match self.aliases.first() {
+            Some(alias) if self.display.contains('(') => alias.clone(),
+            _ => self.display.clone(),
+        }
+    }
+}
+
+/// A callable with some arguments already given (`functools.partial`).
+#[derive(Clone, Debug)]
+pub struct Partial {
+    pub func: G,
+    pub args: Vec<G>,
+    pub kwargs: Vec<(Name, G)>,
+}
+
+/// One alternative of a value.
+#[derive(Clone, Debug)]
+pub enum Value {
+    Const(Constant),
+    Num(Rc<Num>),
+    Sym(SymId),
+    /// An object on the heap (instances, lists, dicts).
+    Obj(HeapId),
+    Class(ClassId),
+    Func(FuncId),
+    /// A method bound to its receiver.
+    Bound(FuncId, Box<Value>),
+    /// A property getter bound to its receiver (run when read through an object).
+    Property(FuncId, Box<Value>),
+    /// A method of something that is not an object of the tree (a tensor, an outside object,
+    /// a list or dict), by name.
+    Method(Box<Value>, Rc<str>),
+
+    Module(FileId),
+    Namespace(Rc<str>),
+    /// Something outside the tree, by dotted path (`torch.topk`, `sgl_kernel.moe_fused_gate`).
+    External(Rc<str>),
+    /// An instance of a class outside the tree (`nn.Linear(...)`).
+    ExternalObj(Rc<str>),
+    Builtin(Rc<str>),
+    Tuple(Rc<Vec<G>>),
+    /// `super()` in a method of the class: lookups start after it in the receiver's MRO.
+    Super(ClassId, Box<Value>),
+    Partial(Rc<Partial>),
+    /// A value the evaluator gave up on, with the reason.
+    Unknown(Rc<str>),
+}
+
+impl Value {
+    pub fn none() -> Value {
+        Value::Const(Constant::None)
+    }
+
+    pub fn unknown(reason: impl Into<String>) -> Value {
+        Value::Unknown(Rc::from(reason.into()))
+    }
+
+    /// Identity for merging alternatives (values that are surely the same thing).
+    pub fn same(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Const(a), Value::Const(b)) => a == b,
+            (Value::Num(a), Value::Num(b)) => a == b,
+            (Value::Sym(a), Value::Sym(b)) => a == b,
+            (Value::Obj(a), Value::Obj(b)) => a == b,
+            (Value::Class(a), Value::Class(b)) => a == b,
+            (Value::Func(a), Value::Func(b)) => a == b,
+            (Value::Bound(f, s), Value::Bound(g, t)) => f == g && s.same(t),
+            (Value::Property(f, s), Value::Property(g, t)) => f == g && s.same(t),
+            (Value::Method(s, m), Value::Method(t, n)) => m == n && s.same(t),
+
+            (Value::Module(a), Value::Module(b)) => a == b,
+            (Value::Namespace(a), Value::Namespace(b)) => a == b,
+            (Value::External(a), Value::External(b)) => a == b,
+            (Value::ExternalObj(a), Value::ExternalObj(b)) => a == b,
+            (Value::Builtin(a), Value::Builtin(b)) => a == b,
+            (Value::Tuple(a), Value::Tuple(b)) => Rc::ptr_eq(a, b),
+            (Value::Super(a, s), Value::Super(b, t)) => a == b && s.same(t),
+            (Value::Unknown(a), Value::Unknown(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// A guarded value: alternatives, each under its condition. Conditions of different
+/// alternatives need not be disjoint only after a bound merged them; the evaluator keeps them
+/// disjoint otherwise.
+#[derive(Clone, Debug, Default)]
+pub struct G(pub Vec<(Cond, Value)>);
+
+/// Alternatives one value may keep before the rest are merged into an unknown.
+pub const MAX_ALTERNATIVES: usize = 24;
+
+impl G {
+    pub fn one(conds: &Conds, value: Value) -> G {
+        G(vec![(conds.truth(), value)])
+    }
+
+    pub fn under(cond: Cond, value: Value) -> G {
+        G(vec![(cond, value)])
+    }
+
+    pub fn empty() -> G {
+        G(Vec::new())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &(Cond, Value)> {
+        self.0.iter()
+    }
+
+    /// The disjunction of the alternatives' conditions.
+    pub fn coverage(&self, conds: &Conds) -> Cond {
+        let mut any = conds.falsity();
+        for (c, _) in &self.0 {
+            any = any.or(c);
+        }
+        any
+    }
+
+    /// Adds an alternative, merging it with an identical value and dropping it when infeasible.
+    pub fn push(&mut self, conds: &Conds, cond: Cond, value: Value) {
+        if !conds.feasible(&cond) {
+            return;
+        }
+        for (c, v) in self.0.iter_mut() {
+            if v.same(&value) {
+                *c = c.or(&cond);
+                return;
+            }
+        }
+        self.0.push((cond, value));
+    }
+
+    pub fn extend(&mut self, conds: &Conds, other: G) {
+        for (c, v) in other.0 {
+            self.push(conds, c, v);
+        }
+    }
+
+    /// Every alternative conjoined with `cond` (infeasible ones dropped).
+    pub fn restrict(&self, conds: &Conds, cond: &Cond) -> G {
+        let mut out = G::empty();
+        for (c, v) in &self.0 {
+            out.push(conds, c.and(cond), v.clone());
+        }
+        out
+    }
+
+    /// Keeps the first [`MAX_ALTERNATIVES`]; the rest become one unknown (reported as a bound).
+    pub fn bounded(mut self, conds: &Conds) -> (G, bool) {
+        if self.0.len() <= MAX_ALTERNATIVES {
+            return (self, false);
+        }
+        let rest: Vec<(Cond, Value)> = self.0.split_off(MAX_ALTERNATIVES - 1);
+        let mut any = conds.falsity();
+        for (c, _) in &rest {
+            any = any.or(c);
+        }
+        self.0.push((any, Value::unknown(format!("more than {MAX_ALTERNATIVES} alternatives"))));
+        (self, true)
+    }
+
+    /// The only value, when there is exactly one alternative.
+    pub fn single(&self) -> Option<&Value> {
+        match self.0.as_slice() {
+            [(_, v)] => Some(v),
+            _ => None,
+        }
+    }
+}
