@@ -50,6 +50,7 @@ impl Interp<'_, '_> {
         let callee = self.eval(frame, &call.func, pc);
         let args = self.eval_args(frame, &call.arguments, pc);
         let result = self.call(&callee, args, pc, loc);
+
         // In-place tensor methods (`x.mul_(v)`, `shared.add_(routed, alpha=v)`) update `x`.
         if let Expr::Attribute(attr) = call.func.as_ref() {
             if attr.attr.as_str().ends_with('_') && !attr.attr.as_str().starts_with('_') && is_assignable(&attr.value) {
@@ -201,6 +202,10 @@ impl Interp<'_, '_> {
                 let label = format!("unresolved callee ({reason})");
                 self.call_unknown(&label, None, args, pc, loc)
             }
+            Value::Lambda(lambda) => {
+                let lambda = lambda.clone();
+                self.call_lambda(&lambda, args, pc, loc)
+            }
             Value::Property(func, receiver) => {
                 let value = self.call_function(*func, Some(receiver.as_ref().clone()), Args::default(), pc, loc);
                 self.call(&value, args, pc, loc)
@@ -213,6 +218,19 @@ impl Interp<'_, '_> {
     /// scale (reported), anything else as a symbol.
     fn call_unknown(&mut self, label: &str, sym: Option<SymId>, args: Args, pc: &Cond, loc: Loc) -> G {
         let carries_data = args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))));
+        // A wrapper handed one container of objects (`offloader.wrap_modules(layers)`) is
+        // assumed to give the same items back; said so, since it is an assumption.
+        if !carries_data && args.positional.len() == 1 {
+            let only = args.positional[0].value.clone();
+            let is_container = only.iter().all(|(_, v)| {
+                matches!(v, Value::Tuple(_))
+                    || matches!(v, Value::Obj(id) if matches!(self.heap[*id as usize].kind, ObjKind::List(_)))
+            });
+            if is_container && !only.is_empty() {
+                self.blocker(loc, format!("`{label}` is not resolved; assumed to return the items it is given"));
+                return only.restrict(&self.conds, pc);
+            }
+        }
         if carries_data {
             self.blocker(
                 loc,
@@ -249,6 +267,23 @@ impl Interp<'_, '_> {
             );
         }
         let facts = self.index.function(func).clone();
+        // A kernel model for a function of the tree replaces evaluating its body.
+        let path = self.index.function_path(func);
+        if self.kernels.find(&path).is_some() {
+            return self.call_external(&path, receiver, args, pc, loc);
+        }
+        // Device kernels (`@triton.jit`) run on data through pointers; unless the traced value
+        // is handed to one, it is an outside computation on the data it receives.
+        if is_device_kernel(&facts)
+            && !args
+                .all_values()
+                .any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced())))
+        {
+            return self.call_external(&path, receiver, args, pc, loc);
+        }
+        if !self.worth_evaluating(func, receiver.as_ref(), &args) {
+            return self.skipped_call(func, receiver, args, pc, loc);
+        }
         let module = self.index.file(func.file).ast();
         let Some(Stmt::FunctionDef(def)) = stmt_with_range(&module.body, facts.range) else {
             return G::under(pc.clone(), Value::unknown("function body not found"));
@@ -264,6 +299,7 @@ impl Interp<'_, '_> {
         self.stack.pop();
         let mut result = frame.returns;
         let falls_off = pc.and(&frame.alive);
+
         if self.conds.feasible(&falls_off) {
             result.push(&self.conds, falls_off, Value::none());
         }
@@ -279,7 +315,96 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// Calls a lambda: its parameters bound like a function's, its body evaluated with the
+    /// enclosing function's locals visible.
+    fn call_lambda(&mut self, lambda: &Lambda, args: Args, pc: &Cond, loc: Loc) -> G {
+        if self.stack.len() >= MAX_CALL_DEPTH {
+            self.bound(Some(loc), format!("calls nested deeper than {MAX_CALL_DEPTH}"));
+            return G::under(pc.clone(), Value::unknown("call depth bound at a lambda"));
+        }
+        let module = self.index.file(lambda.loc.file).ast();
+        let Some(Expr::Lambda(node)) = super::interp::find_expr(&module.body, lambda.loc.span) else {
+            return G::under(pc.clone(), Value::unknown("lambda not found"));
+        };
+        let mut frame = self.frame(None, lambda.loc.file);
+        let mut captured = (*lambda.captured).clone();
+        if let Some(parameters) = &node.parameters {
+            let mut positional = args.positional.iter();
+            for param in parameters.posonlyargs.iter().chain(parameters.args.iter()) {
+                let name = &param.parameter.name.id;
+                let value = args
+                    .keywords
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, a)| a.value.clone())
+                    .or_else(|| positional.next().map(|a| a.value.clone()))
+                    .or_else(|| {
+                        param.default.as_deref().map(|d| {
+                            let mut defaults = self.frame(None, lambda.loc.file);
+                            self.eval(&mut defaults, d, pc)
+                        })
+                    })
+                    .unwrap_or_else(|| {
+                        G::under(pc.clone(), Value::unknown(format!("lambda parameter `{name}` not given")))
+                    });
+                captured.insert(name.clone(), value);
+            }
+            for param in parameters.kwonlyargs.iter() {
+                let name = &param.parameter.name.id;
+                let value = args
+                    .keywords
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, a)| a.value.clone())
+                    .unwrap_or_else(|| G::under(pc.clone(), Value::unknown("lambda keyword not given")));
+                captured.insert(name.clone(), value);
+            }
+        }
+        frame.captured = Some(Rc::new(captured));
+        self.eval(&mut frame, &node.body, pc)
+    }
+
+    /// A call not worth evaluating (see `relevance.rs`): data passed in comes back as data
+    /// with the same scales; anything else is a symbol named by the call, one per function and
+    /// receiver, so the same query met twice is the same atom.
+    fn skipped_call(&mut self, func: FuncId, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
+        let has_data = args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))));
+        if has_data {
+            let path = self.index.function_path(func);
+            let receiver = receiver.filter(|r| matches!(r, Value::Num(_)));
+            return self.call_external(&path, receiver, args, pc, loc);
+        }
+        let receiver_key = match &receiver {
+            Some(Value::Obj(id)) => format!("#{id}"),
+            Some(Value::Sym(s)) => format!("${s}"),
+            Some(Value::Class(c)) => self.index.class_path(*c),
+            _ => String::new(),
+        };
+        let args_key: Vec<String> = args
+            .all_values()
+            .map(|g| match g.single() {
+                Some(Value::Const(c)) => c.to_string(),
+                Some(Value::Sym(s)) => format!("${s}"),
+                Some(Value::Obj(id)) => format!("#{id}"),
+                _ => format!("@{}", loc.span.start),
+            })
+            .collect();
+        let key = format!("{receiver_key}({})", args_key.join(","));
+        let text = self.text(loc);
+        let name = self.index.function(func).qualname.clone();
+        let display = if text.len() <= 100 && !text.contains('\n') { text } else { format!("{name}(...)") };
+        // The return annotation, when it names a class of the tree, bounds what it can be.
+        let hint = self.index.function(func).returns.clone().and_then(|r| {
+            let ctx = crate::resolve::Ctx::module(func.file);
+            self.resolver.annotation_classes(&ctx, &r, &mut crate::resolve::Walk::default()).into_iter().next()
+        });
+        let value = self.sym(SymKey::Call(func, key), display, hint);
+
+        G::under(pc.clone(), value)
+    }
+
     /// Binds arguments to parameters the way Python does.
+
     #[allow(clippy::too_many_arguments)]
     fn bind_params(
         &mut self,
@@ -576,7 +701,7 @@ impl Interp<'_, '_> {
             classes.truncate(MAX_IMPLEMENTATIONS);
         }
         let atoms: Vec<Cond> = classes.iter().map(|c| self.class_atom(sym, *c)).collect();
-        self.conds.exactly_one(&atoms);
+        self.conds.exactly_one(sym, &atoms);
         self.universes.insert(sym, classes.clone());
         classes
     }
@@ -662,7 +787,22 @@ fn is_assignable(expr: &Expr) -> bool {
     matches!(expr, Expr::Name(_) | Expr::Attribute(_) | Expr::Subscript(_))
 }
 
+/// Functions compiled for a device (`@triton.jit`, `@triton.autotune`, `@triton.heuristics`).
+fn is_device_kernel(func: &crate::index::FunctionFacts) -> bool {
+    func.decorators.iter().any(|d| {
+        let head = match d {
+            Expr::Call(call) => call.func.as_ref(),
+            other => other,
+        };
+        crate::syntax::dotted_name(head).is_some_and(|n| {
+            let last = n.rsplit('.').next().unwrap_or_default();
+            n.starts_with("triton") || n.starts_with("tl.") || matches!(last, "jit" | "autotune" | "heuristics")
+        })
+    })
+}
+
 /// Abstract methods and methods whose body only raises are not implementations.
+
 fn is_abstract(func: &crate::index::FunctionFacts) -> bool {
     func.decorators.iter().any(|d| crate::syntax::dotted_name(d).is_some_and(|n| n.ends_with("abstractmethod")))
 }

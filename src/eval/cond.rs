@@ -1,5 +1,6 @@
-//! Conditions over atoms, as binary decision diagrams: canonical, cheap to test for
-//! infeasibility, and printable as a minimal sum of products.
+//! Conditions over atoms, as reduced ordered binary decision diagrams: canonical (two
+//! conditions are the same function exactly when they are the same node), cheap to test for
+//! infeasibility, and printable as a small sum of products.
 //!
 //! Glossary:
 //! - *atom*: one unknown fact the evaluator met, such as `_use_aiter`, `config.model_type ==
@@ -7,11 +8,21 @@
 //!   what they are about (the symbol and the test), so the same fact met through different
 //!   attributes and parameters is one atom — the identity that proves correlated branches.
 //! - *constraint*: a fact linking atoms that always holds (a value equals at most one constant;
-//!   an object has exactly one class). Feasibility checks and the final table use them.
+//!   an object has exactly one class; an `--assume`d value). Feasibility checks use them.
+//!
+//! Why not a BDD crate: the evaluator performs millions of tiny operations on conditions that
+//! share most of their structure. That needs one node table shared by all conditions and a
+//! cache of operation results (as CUDD and Sylvan have); the crates that build here either
+//! copy every result into a fresh node vector (biodivine-lib-bdd, fast for big single
+//! diagrams, ~50x slower here) or bring a multi-threaded manager whose API does not fit a
+//! single-threaded evaluator. This module is that table and cache, nothing more.
+//!
+//! The table lives in a thread-local: conditions are plain `Copy` ids, combined without
+//! passing a manager around. One trace runs at a time per thread; [`Conds::default`] starts a
+//! fresh table.
 
-use std::rc::Rc;
+use std::cell::RefCell;
 
-use biodivine_lib_bdd::{Bdd, BddVariable, BddVariableSet};
 use rustc_hash::FxHashMap;
 
 use super::value::SymId;
@@ -19,52 +30,179 @@ use crate::index::ClassId;
 use crate::syntax::Constant;
 
 /// Atoms one trace may create; past this the trace reports the bound.
-pub const MAX_ATOMS: usize = 2000;
+pub const MAX_ATOMS: usize = 4000;
+/// Products a condition is printed with before the rest is elided (and said so).
+pub const MAX_PRODUCTS: usize = 64;
 
-/// A condition: a boolean function of atoms.
-#[derive(Clone, Debug)]
-pub struct Cond(Rc<Bdd>);
+const FALSE: u32 = 0;
+const TRUE: u32 = 1;
+const TERMINAL: u32 = u32::MAX;
 
-impl Cond {
-    pub fn bdd(&self) -> &Bdd {
-        &self.0
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Node {
+    var: u32,
+    lo: u32,
+    hi: u32,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Op {
+    And,
+    Or,
+}
+
+#[derive(Default)]
+struct Table {
+    nodes: Vec<Node>,
+    unique: FxHashMap<Node, u32>,
+    cache: FxHashMap<(Op, u32, u32), u32>,
+    nots: FxHashMap<u32, u32>,
+}
+
+impl Table {
+    fn fresh() -> Table {
+        let terminal = Node { var: TERMINAL, lo: 0, hi: 0 };
+        Table { nodes: vec![terminal, terminal], ..Table::default() }
     }
 
+    fn node(&mut self, var: u32, lo: u32, hi: u32) -> u32 {
+        if lo == hi {
+            return lo;
+        }
+        let node = Node { var, lo, hi };
+        if let Some(&id) = self.unique.get(&node) {
+            return id;
+        }
+        let id = self.nodes.len() as u32;
+        self.nodes.push(node);
+        self.unique.insert(node, id);
+        id
+    }
+
+    fn var(&self, f: u32) -> u32 {
+        self.nodes[f as usize].var
+    }
+
+    fn cofactors(&self, f: u32, var: u32) -> (u32, u32) {
+        let n = self.nodes[f as usize];
+        if n.var == var { (n.lo, n.hi) } else { (f, f) }
+    }
+
+    fn apply(&mut self, op: Op, a: u32, b: u32) -> u32 {
+        match (op, a, b) {
+            (Op::And, FALSE, _) | (Op::And, _, FALSE) => return FALSE,
+            (Op::And, TRUE, x) | (Op::And, x, TRUE) => return x,
+            (Op::Or, TRUE, _) | (Op::Or, _, TRUE) => return TRUE,
+            (Op::Or, FALSE, x) | (Op::Or, x, FALSE) => return x,
+            _ if a == b => return a,
+            _ => {}
+        }
+        let key = (op, a.min(b), a.max(b));
+        if let Some(&r) = self.cache.get(&key) {
+            return r;
+        }
+        let var = self.var(a).min(self.var(b));
+        let (a0, a1) = self.cofactors(a, var);
+        let (b0, b1) = self.cofactors(b, var);
+        let lo = self.apply(op, a0, b0);
+        let hi = self.apply(op, a1, b1);
+        let r = self.node(var, lo, hi);
+        self.cache.insert(key, r);
+        r
+    }
+
+    fn not(&mut self, f: u32) -> u32 {
+        match f {
+            FALSE => return TRUE,
+            TRUE => return FALSE,
+            _ => {}
+        }
+        if let Some(&r) = self.nots.get(&f) {
+            return r;
+        }
+        let n = self.nodes[f as usize];
+        let lo = self.not(n.lo);
+        let hi = self.not(n.hi);
+        let r = self.node(n.var, lo, hi);
+        self.nots.insert(f, r);
+        self.nots.insert(r, f);
+        r
+    }
+
+    fn support(&self, f: u32, out: &mut Vec<u32>, seen: &mut rustc_hash::FxHashSet<u32>) {
+        if f <= TRUE || !seen.insert(f) {
+            return;
+        }
+        let n = self.nodes[f as usize];
+        out.push(n.var);
+        self.support(n.lo, out, seen);
+        self.support(n.hi, out, seen);
+    }
+
+    /// The paths to TRUE, as cubes; `None` when there are more than `limit`.
+    fn cubes(&self, f: u32, limit: usize) -> Option<Vec<Vec<(u32, bool)>>> {
+        let mut out = Vec::new();
+        let mut path = Vec::new();
+        fn walk(t: &Table, f: u32, path: &mut Vec<(u32, bool)>, out: &mut Vec<Vec<(u32, bool)>>, limit: usize) -> bool {
+            if f == FALSE {
+                return true;
+            }
+            if f == TRUE {
+                out.push(path.clone());
+                return out.len() <= limit;
+            }
+            let n = t.nodes[f as usize];
+            path.push((n.var, false));
+            let ok = walk(t, n.lo, path, out, limit);
+            path.pop();
+            if !ok {
+                return false;
+            }
+            path.push((n.var, true));
+            let ok = walk(t, n.hi, path, out, limit);
+            path.pop();
+            ok
+        }
+        walk(self, f, &mut path, &mut out, limit).then_some(out)
+    }
+}
+
+thread_local! {
+    static TABLE: RefCell<Table> = RefCell::new(Table::fresh());
+}
+
+fn with<R>(f: impl FnOnce(&mut Table) -> R) -> R {
+    TABLE.with(|t| f(&mut t.borrow_mut()))
+}
+
+/// A condition: a boolean function of atoms (a node of the shared table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Cond(u32);
+
+impl Cond {
     pub fn is_false(&self) -> bool {
-        self.0.is_false()
+        self.0 == FALSE
     }
 
     pub fn is_true(&self) -> bool {
-        self.0.is_true()
+        self.0 == TRUE
     }
 
     pub fn and(&self, other: &Cond) -> Cond {
-        if self.is_true() || other.is_false() {
-            return other.clone();
-        }
-        if other.is_true() || self.is_false() {
-            return self.clone();
-        }
-        Cond(Rc::new(self.0.and(&other.0)))
+        Cond(with(|t| t.apply(Op::And, self.0, other.0)))
     }
 
     pub fn or(&self, other: &Cond) -> Cond {
-        if self.is_false() || other.is_true() {
-            return other.clone();
-        }
-        if other.is_false() || self.is_true() {
-            return self.clone();
-        }
-        Cond(Rc::new(self.0.or(&other.0)))
+        Cond(with(|t| t.apply(Op::Or, self.0, other.0)))
     }
 
     pub fn not(&self) -> Cond {
-        Cond(Rc::new(self.0.not()))
+        Cond(with(|t| t.not(self.0)))
     }
 
-    /// Same function (BDDs over one variable order are canonical up to node order).
+    /// Same function (diagrams are canonical).
     pub fn same(&self, other: &Cond) -> bool {
-        Rc::ptr_eq(&self.0, &other.0) || self.0.iff(&other.0).is_true()
+        self.0 == other.0
     }
 }
 
@@ -77,7 +215,7 @@ pub enum AtomKey {
     Equals(SymId, Constant),
     /// The (unknown) object's class is exactly this one.
     IsClass(SymId, ClassId),
-    /// Any other test, by its text and where it was met.
+    /// Any other test, by its text.
     Test(String),
 }
 
@@ -98,33 +236,47 @@ impl Atom {
 }
 
 pub struct Conds {
-    vars: BddVariableSet,
     atoms: Vec<Atom>,
     by_key: FxHashMap<AtomKey, usize>,
-    constraints: Bdd,
-    tt: Cond,
-    ff: Cond,
+    /// Per group of linked atoms (the atoms about one symbol), the constraint linking them.
+    groups: FxHashMap<SymId, Cond>,
+    /// Constraints on single atoms (assumptions).
+    fixed: Cond,
+    /// The configurations in which the evaluated code runs without raising (`raise`, a failed
+    /// `assert`). Not used while evaluating (alternatives it rules out are kept, which is
+    /// safe); rows are restricted to it at the end.
+    runs: Cond,
     /// Atoms that could not be created because of [`MAX_ATOMS`].
     pub overflowed: bool,
+    /// Bumped when the constraints change; feasibility answers of older generations are stale.
+    generation: std::cell::Cell<u32>,
+    feasible_cache: RefCell<FxHashMap<u32, (u32, bool)>>,
 }
 
 impl Default for Conds {
+    /// A fresh table: conditions from an earlier trace on this thread are no longer valid.
     fn default() -> Self {
-        let vars = BddVariableSet::new_anonymous(MAX_ATOMS as u16);
-        let tt = Cond(Rc::new(vars.mk_true()));
-        let ff = Cond(Rc::new(vars.mk_false()));
-        let constraints = vars.mk_true();
-        Conds { vars, atoms: Vec::new(), by_key: FxHashMap::default(), constraints, tt, ff, overflowed: false }
+        TABLE.with(|t| *t.borrow_mut() = Table::fresh());
+        Conds {
+            atoms: Vec::new(),
+            by_key: FxHashMap::default(),
+            groups: FxHashMap::default(),
+            fixed: Cond(TRUE),
+            runs: Cond(TRUE),
+            overflowed: false,
+            generation: std::cell::Cell::new(0),
+            feasible_cache: RefCell::default(),
+        }
     }
 }
 
 impl Conds {
     pub fn truth(&self) -> Cond {
-        self.tt.clone()
+        Cond(TRUE)
     }
 
     pub fn falsity(&self) -> Cond {
-        self.ff.clone()
+        Cond(FALSE)
     }
 
     pub fn constant(&self, value: bool) -> Cond {
@@ -135,66 +287,92 @@ impl Conds {
         &self.atoms
     }
 
+    fn var(index: usize) -> Cond {
+        Cond(with(|t| t.node(index as u32, FALSE, TRUE)))
+    }
+
     /// The condition "atom holds", creating the atom on first use.
     pub fn atom(&mut self, key: AtomKey, display: impl FnOnce() -> String) -> Cond {
         if let Some(&i) = self.by_key.get(&key) {
-            return Cond(Rc::new(self.vars.mk_var(BddVariable::from_index(i))));
+            return Self::var(i);
         }
         if self.atoms.len() >= MAX_ATOMS {
+            // Past the bound a fact is not represented; the trace reports the bound and its
+            // verdict cannot be ONCE.
             self.overflowed = true;
-            // Past the bound the fact is treated as unknown both ways: a fresh, unconstrained
-            // condition is not available, so the trace is marked incomplete instead.
             return self.truth();
         }
         let index = self.atoms.len();
-        let var = self.vars.mk_var(BddVariable::from_index(index));
-        // A value equals at most one constant; an object has exactly one class.
-        for (other_key, &other) in &self.by_key {
-            let exclusive = match (&key, other_key) {
-                (AtomKey::Equals(a, x), AtomKey::Equals(b, y)) => a == b && x != y,
-                (AtomKey::IsClass(a, x), AtomKey::IsClass(b, y)) => a == b && x != y,
-                _ => false,
-            };
-            if exclusive {
-                let both = var.and(&self.vars.mk_var(BddVariable::from_index(other)));
-                self.constraints = self.constraints.and(&both.not());
-            }
-        }
-        // `x == c` for a falsy constant makes `x` falsy, for a truthy one truthy.
-        if let AtomKey::Equals(sym, c) = &key {
-            if let Some(&truthy) = self.by_key.get(&AtomKey::Truthy(*sym)) {
-                let t = self.vars.mk_var(BddVariable::from_index(truthy));
-                let implied = if constant_truthy(c) { t } else { t.not() };
-                self.constraints = self.constraints.and(&var.imp(&implied));
-            }
-        }
-        if let AtomKey::Truthy(sym) = &key {
+        let var = Self::var(index);
+        let sym = match &key {
+            AtomKey::Truthy(s) | AtomKey::Equals(s, _) | AtomKey::IsClass(s, _) => Some(*s),
+            AtomKey::Test(_) => None,
+        };
+        if let Some(sym) = sym {
+            let mut group = self.groups.get(&sym).copied().unwrap_or(Cond(TRUE));
             for (other_key, &other) in &self.by_key {
-                if let AtomKey::Equals(s, c) = other_key {
-                    if s == sym {
-                        let eq = self.vars.mk_var(BddVariable::from_index(other));
-                        let implied = if constant_truthy(c) { var.clone() } else { var.not() };
-                        self.constraints = self.constraints.and(&eq.imp(&implied));
+                let other_var = Self::var(other);
+                // A value equals at most one constant; an object has at most one class.
+                let exclusive = match (&key, other_key) {
+                    (AtomKey::Equals(a, x), AtomKey::Equals(b, y)) => a == b && x != y,
+                    (AtomKey::IsClass(a, x), AtomKey::IsClass(b, y)) => a == b && x != y,
+                    _ => false,
+                };
+                if exclusive {
+                    group = group.and(&var.and(&other_var).not());
+                }
+                // `x == c` decides whether `x` is truthy.
+                match (&key, other_key) {
+                    (AtomKey::Equals(a, c), AtomKey::Truthy(b)) if a == b => {
+                        let implied = if constant_truthy(c) { other_var } else { other_var.not() };
+                        group = group.and(&var.not().or(&implied));
                     }
+                    (AtomKey::Truthy(a), AtomKey::Equals(b, c)) if a == b => {
+                        let implied = if constant_truthy(c) { var } else { var.not() };
+                        group = group.and(&other_var.not().or(&implied));
+                    }
+                    _ => {}
                 }
             }
+            if self.groups.get(&sym) != Some(&group) {
+                self.generation.set(self.generation.get() + 1);
+            }
+            self.groups.insert(sym, group);
         }
         self.atoms.push(Atom { key: key.clone(), display: display(), alias: None });
-
         self.by_key.insert(key, index);
-        Cond(Rc::new(var))
+        var
     }
 
     /// Adds "exactly one of these holds" (for an object whose class is one of several).
-    pub fn exactly_one(&mut self, conds: &[Cond]) {
-        let mut any = self.vars.mk_false();
+    pub fn exactly_one(&mut self, sym: SymId, conds: &[Cond]) {
+        let mut any = self.falsity();
         for c in conds {
-            any = any.or(c.bdd());
+            any = any.or(c);
         }
-        self.constraints = self.constraints.and(&any);
+        let group = self.groups.get(&sym).copied().unwrap_or(Cond(TRUE));
+        self.groups.insert(sym, group.and(&any));
+        self.generation.set(self.generation.get() + 1);
     }
 
-    /// Whether `cond` can hold, given the constraints.
+    /// The constraints that concern the atoms `cond` depends on.
+    fn constraints_for(&self, cond: &Cond) -> Cond {
+        let mut out = self.fixed;
+        if self.groups.is_empty() {
+            return out;
+        }
+        for atom in self.support(cond) {
+            if let AtomKey::Truthy(s) | AtomKey::Equals(s, _) | AtomKey::IsClass(s, _) = &self.atoms[atom].key {
+                if let Some(group) = self.groups.get(s) {
+                    out = out.and(group);
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `cond` can hold, given the constraints. Groups of constraints about atoms
+    /// `cond` does not mention cannot make it fail (each group is satisfiable on its own).
     pub fn feasible(&self, cond: &Cond) -> bool {
         if cond.is_false() {
             return false;
@@ -202,85 +380,81 @@ impl Conds {
         if cond.is_true() {
             return true;
         }
-        !cond.bdd().and(&self.constraints).is_false()
+        let generation = self.generation.get();
+        if let Some(&(seen, answer)) = self.feasible_cache.borrow().get(&cond.0) {
+            if seen == generation {
+                return answer;
+            }
+        }
+        let answer = !cond.and(&self.constraints_for(cond)).is_false();
+        self.feasible_cache.borrow_mut().insert(cond.0, (generation, answer));
+        answer
     }
 
-    /// `cond` restricted to what the constraints allow (for display).
+    /// `cond` restricted to what the constraints allow.
     pub fn within_constraints(&self, cond: &Cond) -> Cond {
-        Cond(Rc::new(cond.bdd().and(&self.constraints)))
+        cond.and(&self.constraints_for(cond))
     }
 
     /// The atoms `cond` depends on.
     pub fn support(&self, cond: &Cond) -> Vec<usize> {
-        let mut out: Vec<usize> = cond.bdd().support_set().into_iter().map(|v| v.to_index()).collect();
+        let mut vars = Vec::new();
+        with(|t| t.support(cond.0, &mut vars, &mut rustc_hash::FxHashSet::default()));
+        let mut out: Vec<usize> = vars.into_iter().map(|v| v as usize).collect();
         out.sort();
+        out.dedup();
         out
     }
 
-    /// `cond` as a minimal sum of products: each product is a list of (atom, holds). Literals
-    /// the rest of their product implies (given the constraints) are left out:
-    /// `x == "a" and not (x == "b")` prints as `x == "a"`.
-    pub fn products(&self, cond: &Cond) -> Vec<Vec<(usize, bool)>> {
-        let mut out: Vec<Vec<(usize, bool)>> = cond
-            .bdd()
-            .to_optimized_dnf()
-            .into_iter()
-            .map(|clause| {
-                let mut lits: Vec<(usize, bool)> =
-                    clause.to_values().into_iter().map(|(v, b)| (v.to_index(), b)).collect();
-                lits.sort();
-                let mut i = 0;
-                while i < lits.len() {
-                    let mut rest = self.constraints.clone();
-                    for (j, &(atom, holds)) in lits.iter().enumerate() {
-                        if j != i {
-                            rest = rest.and(self.literal_cond(atom, holds).bdd());
-                        }
-                    }
-                    let (atom, holds) = lits[i];
-                    let implied = rest.and(self.literal_cond(atom, !holds).bdd()).is_false();
-                    if implied && lits.len() > 1 {
-                        lits.remove(i);
-                    } else {
-                        i += 1;
-                    }
-                }
-                lits
-            })
-            .filter(|lits| !lits.is_empty())
-            .collect();
-        // Expand each product against the constraints (drop a literal when the product without
-        // it still lies inside `cond` wherever the constraints hold), then drop products the
-        // others cover.
-        let outside = self.constraints.and(&cond.bdd().not());
-        for lits in out.iter_mut() {
+    /// `cond` as a small sum of products: each product a list of (atom, holds), prime with
+    /// respect to the constraints (a literal is dropped when the product without it still lies
+    /// inside `cond` wherever the constraints hold), products the others cover removed. `None`
+    /// when it has more than [`MAX_PRODUCTS`] products.
+    pub fn products(&self, cond: &Cond) -> Option<Vec<Vec<(usize, bool)>>> {
+        self.products_within(cond, &self.truth())
+    }
+
+    /// Like [`Conds::products`], with `care` (configurations that matter) as extra
+    /// constraints: literals `care` makes redundant are dropped too.
+    pub fn products_within(&self, cond: &Cond, care: &Cond) -> Option<Vec<Vec<(usize, bool)>>> {
+        let cond = &cond.and(care);
+        let cubes = with(|t| t.cubes(cond.0, MAX_PRODUCTS * 4))?;
+        let care = self.constraints_for(cond).and(care);
+        let outside = care.and(&cond.not());
+        let mut out: Vec<Vec<(usize, bool)>> = Vec::new();
+        for cube in cubes {
+            let mut lits: Vec<(usize, bool)> = cube.into_iter().map(|(v, b)| (v as usize, b)).collect();
             let mut i = 0;
             while i < lits.len() && lits.len() > 1 {
-                let mut cube = outside.clone();
+                let mut rest = outside;
                 for (j, &(atom, holds)) in lits.iter().enumerate() {
                     if j != i {
-                        cube = cube.and(self.literal_cond(atom, holds).bdd());
+                        rest = rest.and(&self.literal_cond(atom, holds));
                     }
                 }
-                if cube.is_false() {
+                if rest.is_false() {
                     lits.remove(i);
                 } else {
                     i += 1;
                 }
             }
+            lits.sort();
+            out.push(lits);
         }
         out.sort();
         out.dedup();
         let cube_of = |lits: &[(usize, bool)]| {
-            let mut cube = self.constraints.clone();
+            let mut cube = care;
             for &(atom, holds) in lits {
-                cube = cube.and(self.literal_cond(atom, holds).bdd());
+                cube = cube.and(&self.literal_cond(atom, holds));
             }
             cube
         };
+        // Drop products covered by the others; infeasible ones first.
+        out.retain(|lits| !cube_of(lits).is_false());
         let mut i = 0;
         while i < out.len() && out.len() > 1 {
-            let mut others = self.vars.mk_false();
+            let mut others = self.falsity();
             for (j, lits) in out.iter().enumerate() {
                 if j != i {
                     others = others.or(&cube_of(lits));
@@ -292,47 +466,25 @@ impl Conds {
                 i += 1;
             }
         }
-        out
+        (out.len() <= MAX_PRODUCTS).then_some(out)
     }
 
-    /// Names an atom after the variable that holds it (`_use_aiter` for
-    /// `get_bool_env_var("SGLANG_USE_AITER") and _is_hip`); the test stays as its definition.
-    pub fn alias(&mut self, atom: usize, name: &str) {
-        let entry = &mut self.atoms[atom];
-        if entry.alias.is_none() {
-            entry.alias = Some(name.to_string());
-        }
-    }
-
-    /// Fixes an atom's value (an assumption): the constraints now require it.
-    pub fn fix(&mut self, atom: usize, holds: bool) {
-        let lit = self.literal_cond(atom, holds);
-        self.constraints = self.constraints.and(lit.bdd());
-    }
-
-    /// The only atom `cond` is (`Some((atom, true))`) or negates (`Some((atom, false))`).
-    pub fn as_literal(&self, cond: &Cond) -> Option<(usize, bool)> {
-        let support = self.support(cond);
-        let [atom] = support.as_slice() else { return None };
-        let positive = self.literal_cond(*atom, true);
-        if cond.same(&positive) {
-            Some((*atom, true))
-        } else if cond.same(&positive.not()) {
-            Some((*atom, false))
-        } else {
-            None
-        }
-    }
-
-    /// Text of a condition, e.g. `_use_aiter and not (config.hash)`; `always` / `never`.
+    /// Text of a condition, e.g. `_use_aiter and not config.hash`; `always` / `never`.
     pub fn render(&self, cond: &Cond) -> String {
-        if cond.is_true() {
-            return "always".into();
-        }
-        if !self.feasible(cond) {
+        self.render_within(cond, &self.truth())
+    }
+
+    /// [`Conds::render`] among the configurations `care`.
+    pub fn render_within(&self, cond: &Cond, care: &Cond) -> String {
+        if !self.feasible(&cond.and(care)) {
             return "never".into();
         }
-        let products = self.products(cond);
+        let Some(products) = self.products_within(cond, care) else {
+            return format!("(a condition over {} atoms, too large to print)", self.support(cond).len());
+        };
+        if products.iter().any(|p| p.is_empty()) || products.is_empty() {
+            return "always".into();
+        }
         let rendered: Vec<String> = products
             .iter()
             .map(|lits| lits.iter().map(|&(atom, holds)| self.literal(atom, holds)).collect::<Vec<_>>().join(" and "))
@@ -348,7 +500,7 @@ impl Conds {
         }
     }
 
-    /// One literal: the atom's text, or its negation.
+    /// One literal: the atom's name, or its negation.
     pub fn literal(&self, atom: usize, holds: bool) -> String {
         let display = self.atoms[atom].name();
         if holds { display.to_string() } else { crate::resolve::negate(display) }
@@ -356,8 +508,47 @@ impl Conds {
 
     /// The condition that atom `index` has value `holds`.
     pub fn literal_cond(&self, index: usize, holds: bool) -> Cond {
-        let var = self.vars.mk_var(BddVariable::from_index(index));
-        Cond(Rc::new(if holds { var } else { var.not() }))
+        let var = Self::var(index);
+        if holds { var } else { var.not() }
+    }
+
+    /// Names an atom after the variable that holds it (`_use_aiter` for
+    /// `get_bool_env_var("SGLANG_USE_AITER") and _is_hip`); the test stays as its definition.
+    pub fn alias(&mut self, atom: usize, name: &str) {
+        let entry = &mut self.atoms[atom];
+        if entry.alias.is_none() {
+            entry.alias = Some(name.to_string());
+        }
+    }
+
+    /// Records that the code raises where `cond` holds: those configurations never finish.
+    pub fn raises(&mut self, cond: &Cond) {
+        self.runs = self.runs.and(&cond.not());
+    }
+
+    /// The configurations that run without raising.
+    pub fn runs(&self) -> Cond {
+        self.runs
+    }
+
+    /// Fixes an atom's value (an assumption): the constraints now require it.
+    pub fn fix(&mut self, atom: usize, holds: bool) {
+        let lit = self.literal_cond(atom, holds);
+        self.fixed = self.fixed.and(&lit);
+        self.generation.set(self.generation.get() + 1);
+    }
+
+    /// The only atom `cond` is (`Some((atom, true))`) or negates (`Some((atom, false))`).
+    pub fn as_literal(&self, cond: &Cond) -> Option<(usize, bool)> {
+        let support = self.support(cond);
+        let [atom] = support.as_slice() else { return None };
+        if cond.same(&self.literal_cond(*atom, true)) {
+            Some((*atom, true))
+        } else if cond.same(&self.literal_cond(*atom, false)) {
+            Some((*atom, false))
+        } else {
+            None
+        }
     }
 }
 
@@ -370,4 +561,43 @@ pub fn constant_truthy(c: &Constant) -> bool {
         Constant::Float(x) => *x != 0.0,
         Constant::Str(s) => !s.is_empty(),
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_and_feasible() {
+        let mut conds = Conds::default();
+        let a = conds.atom(AtomKey::Test("a".into()), || "a".into());
+        let b = conds.atom(AtomKey::Test("b".into()), || "b".into());
+        assert!(a.and(&b).or(&a.and(&b.not())).same(&a));
+        assert!(!conds.feasible(&a.and(&a.not())));
+        assert_eq!(conds.render(&a.and(&b.not())), "a and not b");
+        assert_eq!(conds.render(&a.or(&a.not())), "always");
+    }
+
+    #[test]
+    fn equalities_of_one_value_exclude_each_other() {
+        let mut conds = Conds::default();
+        let x = conds.atom(AtomKey::Equals(0, Constant::Str("ep".into())), || "x == \"ep\"".into());
+        let y = conds.atom(AtomKey::Equals(0, Constant::Str("fi".into())), || "x == \"fi\"".into());
+        assert!(!conds.feasible(&x.and(&y)));
+        // `x == "fi" and not (x == "ep")` prints without the implied literal.
+        assert_eq!(conds.render(&y.and(&x.not())), "x == \"fi\"");
+    }
+}
+
+/// Nodes in this thread's table (for statistics).
+pub fn node_count() -> usize {
+    with(|t| t.nodes.len())
+}
+
+/// Nodes reachable from a condition (its size).
+pub fn size(c: &Cond) -> usize {
+    let mut vars = Vec::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    with(|t| t.support(c.0, &mut vars, &mut seen));
+    seen.len()
 }

@@ -130,7 +130,14 @@ impl Interp<'_, '_> {
                 let v = self.sym(SymKey::At(loc, text.clone()), text, None);
                 G::under(pc.clone(), v)
             }
-            Expr::Lambda(_) => G::under(pc.clone(), Value::unknown("lambda")),
+            Expr::Lambda(_) => {
+                // Free names in the body see the enclosing function's locals, as a closure would.
+                let mut captured = frame.captured.as_deref().cloned().unwrap_or_default();
+                captured.extend(frame.locals.iter().map(|(k, v)| (k.clone(), v.clone())));
+                let lambda = Lambda { loc, func: frame.func, captured: Rc::new(captured) };
+                G::under(pc.clone(), Value::Lambda(Rc::new(lambda)))
+            }
+
             Expr::Slice(_) | Expr::EllipsisLiteral(_) => G::under(pc.clone(), Value::unknown("slice")),
             _ => G::under(pc.clone(), Value::unknown(format!("expression `{}`", self.text(loc)))),
         }
@@ -504,10 +511,14 @@ impl Interp<'_, '_> {
                 }
             }
             Value::Sym(s) => {
+                let mut any_key = self.conds.falsity();
                 for (name, g) in entries {
                     let atom = self.equals_atom(*s, &Constant::Str(name.to_string()));
+                    any_key = any_key.or(&atom);
                     out.extend(&self.conds, g.restrict(&self.conds, &pc.and(&atom)));
                 }
+                // Any other key raises KeyError: those configurations never get further.
+                self.conds.raises(&pc.and(&any_key.not()));
             }
             _ => {
                 let text = self.text(loc);
@@ -937,6 +948,8 @@ pub fn short_kind(v: &Value) -> &'static str {
         Value::Tuple(_) => "a tuple",
         Value::Super(..) => "super()",
         Value::Partial(_) => "a partial",
+        Value::Lambda(_) => "a lambda",
+
         Value::Method(..) => "a method",
         Value::Unknown(_) => "an unknown value",
     }

@@ -25,6 +25,8 @@ use crate::syntax::{Constant, Span, snippet};
 pub const MAX_CALL_DEPTH: usize = 48;
 /// Expressions one trace may evaluate.
 pub const MAX_STEPS: usize = 4_000_000;
+/// Decision-diagram nodes one trace may create (about 40 bytes each with their tables).
+pub const MAX_NODES: usize = 12_000_000;
 /// Implementations enumerated for a method called on an object of unknown class.
 pub const MAX_IMPLEMENTATIONS: usize = 48;
 
@@ -109,6 +111,9 @@ pub struct Interp<'r, 'a> {
     pub blockers: Vec<Blocker>,
     /// Classes each unknown receiver may be, for `isinstance` and method dispatch.
     pub universes: FxHashMap<SymId, Vec<ClassId>>,
+    pub relevance: super::relevance::Relevance,
+    /// The dict-like state shared by a pipeline of methods (`--methods`).
+    pub pipeline_state: Option<HeapId>,
 }
 
 impl<'r, 'a> Interp<'r, 'a> {
@@ -134,6 +139,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             bounds: Vec::new(),
             blockers: Vec::new(),
             universes: FxHashMap::default(),
+            relevance: super::relevance::Relevance::default(),
+            pipeline_state: None,
         }
     }
 
@@ -614,6 +621,13 @@ impl<'r, 'a> Interp<'r, 'a> {
     /// Counts one evaluation step; false once the budget is spent.
     pub fn step(&mut self, loc: Loc) -> bool {
         self.steps += 1;
+        if self.steps % 1024 == 0 && super::cond::node_count() > MAX_NODES && self.steps < MAX_STEPS {
+            self.bound(
+                Some(loc),
+                format!("conditions grew past {MAX_NODES} decision-diagram nodes; evaluation stopped here"),
+            );
+            self.steps = MAX_STEPS + 1;
+        }
         if self.steps > MAX_STEPS {
             if self.steps == MAX_STEPS + 1 {
                 self.bound(Some(loc), format!("evaluation budget of {MAX_STEPS} steps spent"));

@@ -83,13 +83,29 @@ impl Interp<'_, '_> {
 
     fn binop_values(&mut self, left: &Value, op: Operator, right: &Value, c: &Cond, loc: Loc, in_place: bool) -> Value {
         use Operator::*;
+        // List concatenation keeps the items of both.
+        if let (Add, Value::Obj(a), Value::Obj(b)) = (op, left, right) {
+            if let (ObjKind::List(x), ObjKind::List(y)) =
+                (self.heap[*a as usize].kind.clone(), self.heap[*b as usize].kind.clone())
+            {
+                let mut items = x;
+                items.extend(y);
+                let id = self.alloc(ObjKind::List(items), loc);
+                return Value::Obj(id);
+            }
+        }
+        if let (Add, Value::Tuple(a), Value::Tuple(b)) = (op, left, right) {
+            let mut items = a.as_ref().clone();
+            items.extend(b.iter().cloned());
+            return Value::Tuple(Rc::new(items));
+        }
         let (l, r) = (self.operand(left), self.operand(right));
         match (op, &l, &r) {
             (_, Operand::Const(a), Operand::Const(b)) => {
                 fold(a, op, b).map(Value::Const).unwrap_or_else(|| self.anonymous(loc))
             }
             (Mult | Div, _, _) => self.scale(l, r, op == Div, c, loc, in_place),
-            (MatMult, Operand::Num(a), Operand::Num(b)) => Value::Num(Rc::new(product(a, b, 1))),
+            (MatMult, Operand::Num(a), Operand::Num(b)) => Value::Num(Rc::new(self.product(a, b, 1))),
             (Add | Sub, Operand::Num(a), Operand::Num(b)) => Value::Num(Rc::new(union(a, b))),
             (Add | Sub, Operand::Num(n), other) | (Add | Sub, other, Operand::Num(n)) => {
                 if !n.tensor && n.carries_traced() {
@@ -166,12 +182,12 @@ impl Interp<'_, '_> {
             (false, true) if !divide => (as_num(&r), as_num(&l), 1, SiteKind::Mul),
             (true, true) => {
                 let (a, b) = (as_num(&l).unwrap_or_default_num(), as_num(&r).unwrap_or_default_num());
-                return Value::Num(Rc::new(product(&a, &b, sign)));
+                return Value::Num(Rc::new(self.product(&a, &b, sign)));
             }
             _ => {
                 // Scalars: `1 / v`, `v * 2`, `a * v` stay scalars, with combined exponents.
                 return match (&l, &r) {
-                    (Operand::Num(a), Operand::Num(b)) => Value::Num(Rc::new(product(a, b, sign))),
+                    (Operand::Num(a), Operand::Num(b)) => Value::Num(Rc::new(self.product(a, b, sign))),
                     (Operand::Num(a), _) => Value::Num(a.clone()),
                     (_, Operand::Num(b)) => {
                         let parts = b.parts.iter().map(|p| Part { exp: p.exp * sign, ..p.clone() }).collect();
@@ -296,10 +312,12 @@ impl Interp<'_, '_> {
                 let path = format!("{path}.{name}");
                 self.call_external(&path, Some(receiver.clone()), args, pc, loc)
             }
+            Value::Const(Constant::None) => G::under(pc.clone(), Value::unknown(format!("`{name}` called on None"))),
             Value::Const(Constant::Str(_)) | Value::Tuple(_) | Value::Const(_) => {
                 let v = self.anonymous(loc);
                 G::under(pc.clone(), v)
             }
+
             _ => {
                 let path = format!("<{}>.{name}", super::exprs::short_kind(receiver));
                 self.call_external(&path, Some(receiver.clone()), args, pc, loc)
@@ -424,14 +442,27 @@ impl Interp<'_, '_> {
                         .cloned()
                         .collect();
                     found.0.retain(|(_, v)| !matches!(v, Value::Unknown(r) if r.contains("missing")));
+                    let is_state = self.pipeline_state == Some(id);
                     for (mc, _) in missing {
                         match args.positional.get(1) {
                             Some(default) => found.extend(&self.conds, default.value.restrict(&self.conds, &mc)),
+                            // The pipeline's state holds data from stages not evaluated.
+                            None if is_state => found.push(&self.conds, mc, Value::Num(Rc::new(Num::plain_tensor()))),
                             None if name == "get" => found.push(&self.conds, mc, Value::none()),
                             None => found.push(&self.conds, mc, Value::unknown("key missing")),
                         }
                     }
                     out.extend(&self.conds, found);
+                    // `pop` removes the entry where it ran.
+                    if name == "pop" {
+                        if let Value::Const(Constant::Str(k)) = &kv {
+                            if let ObjKind::Dict(current) = &mut self.heap[id as usize].kind {
+                                if let Some((_, entry)) = current.iter_mut().find(|(e, _)| e.as_ref() == k.as_str()) {
+                                    *entry = entry.restrict(&self.conds, &c.not());
+                                }
+                            }
+                        }
+                    }
                 }
                 out
             }
@@ -656,7 +687,7 @@ impl Interp<'_, '_> {
             for (name, position, value) in &chosen {
                 let Value::Num(n) = value else { continue };
                 if n.tensor || !n.carries_traced() {
-                    results = results.into_iter().map(|(rc, acc)| (rc, product(&acc, n, 1))).collect();
+                    results = results.into_iter().map(|(rc, acc)| (rc, self.product(&acc, n, 1))).collect();
                     continue;
                 }
                 // The traced value (or a scalar derived from it) handed to the callee.
@@ -779,24 +810,37 @@ fn plain_part() -> Part {
     Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: false }
 }
 
-/// The product of two numbers: every pair of parts, exponents added (`sign` -1 divides).
-pub fn product(a: &Num, b: &Num, sign: i32) -> Num {
-    let mut parts = Vec::new();
-    for pa in &a.parts {
-        for pb in &b.parts {
-            let mut sites = pa.sites.to_vec();
-            sites.extend(pb.sites.iter().copied());
-            sites.sort();
-            sites.dedup();
-            let chain = if pb.chain.len() > pa.chain.len() { pb.chain.clone() } else { pa.chain.clone() };
-            parts.push(Part {
-                exp: pa.exp + sign * pb.exp,
-                sites: Rc::from(sites),
-                chain,
-                unknown: pa.unknown || pb.unknown,
-            });
+impl Interp<'_, '_> {
+    /// The product of two numbers: every pair of parts, exponents added (`sign` -1 divides).
+    /// An application site both parts went through counts once: `weights, ids = kernel(...)`
+    /// scales one result, not two, even though both names carry it into the next kernel.
+    pub fn product(&self, a: &Num, b: &Num, sign: i32) -> Num {
+        let mut parts = Vec::new();
+        for pa in &a.parts {
+            for pb in &b.parts {
+                let shared: i32 = if sign == 1 {
+                    pa.sites.iter().filter(|s| pb.sites.contains(s)).map(|s| self.sites[*s as usize].delta).sum()
+                } else {
+                    0
+                };
+                let mut sites = pa.sites.to_vec();
+                sites.extend(pb.sites.iter().copied());
+                sites.sort();
+                sites.dedup();
+                let chain = if pb.chain.len() > pa.chain.len() { pb.chain.clone() } else { pa.chain.clone() };
+                parts.push(Part {
+                    exp: pa.exp + sign * pb.exp - shared,
+                    sites: Rc::from(sites),
+                    chain,
+                    unknown: pa.unknown || pb.unknown,
+                });
+            }
         }
+        product_parts(a, b, parts)
     }
+}
+
+fn product_parts(a: &Num, b: &Num, mut parts: Vec<Part>) -> Num {
     if parts.len() > 16 {
         parts.sort();
         parts.dedup();

@@ -164,11 +164,26 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
     let entry = options.entry;
     let entry_loc = Loc { file: entry.file, span: index.class(entry).name_range };
     let tt = interp.conds.truth();
-    let object = interp.construct(entry, Args::default(), &tt, entry_loc);
+    // Whoever builds the entry may pass anything: every parameter of its constructor is a
+    // symbol (of the annotated class, when there is one), optional ones included.
+    let init_args = match crate::query::instances::constructor_params(resolver, entry) {
+        Some((Some(init), params, _)) => {
+            let mut args = Args::default();
+            for param in params.iter().filter(|p| !matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword)) {
+                let value = interp.param_symbol(init, param, param.name.to_string());
+                args.keywords.push((param.name.clone(), Arg { value: G::under(tt, value), loc: Some(entry_loc) }));
+            }
+            args
+        }
+        _ => Args::default(),
+    };
+    let object = interp.construct(entry, init_args, &tt, entry_loc);
+
     let methods = if options.methods.is_empty() { vec!["forward".to_string()] } else { options.methods.clone() };
     let mut output = G::empty();
     let state = if methods.len() > 1 {
         let id = interp.alloc(ObjKind::Dict(Vec::new()), entry_loc);
+        interp.pipeline_state = Some(id);
         Some(Value::Obj(id))
     } else {
         None
@@ -181,8 +196,11 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
         };
         let args = entry_args(&mut interp, func, state.clone(), entry_loc);
         let result = interp.call(&bound, args, &tt, entry_loc);
-        output.extend(&interp.conds, result);
+        if state.is_none() {
+            output.extend(&interp.conds, result);
+        }
     }
+    // A pipeline's output is what its state holds at the end.
     if let Some(state) = state {
         output.extend(&interp.conds, G::one(&interp.conds, state));
     }
@@ -195,9 +213,25 @@ fn entry_args(interp: &mut Interp, func: crate::index::FuncId, state: Option<Val
     let params = interp.index.function(func).call_params().to_vec();
     let mut args = Args::default();
     for param in &params {
-        if param.default.is_some() || matches!(param.kind, ParamKind::VarPositional | ParamKind::VarKeyword) {
+        if matches!(param.kind, ParamKind::VarPositional | ParamKind::VarKeyword) {
             continue;
         }
+        let annotation = param
+            .annotation
+            .as_deref()
+            .map(|a| crate::syntax::snippet(&interp.index.file(func.file).text, crate::syntax::Span::of(a)))
+            .unwrap_or_default();
+        if param.default.is_some() {
+            // Whoever calls the entry may pass any value: an optional flag is a configuration
+            // (an atom named after the parameter); optional tensors keep their default.
+            if state.is_none() && !annotation.contains("Tensor") {
+                let value = interp.param_symbol(func, param, param.name.to_string());
+                let tt = interp.conds.truth();
+                args.keywords.push((param.name.clone(), Arg { value: G::under(tt, value), loc: Some(loc) }));
+            }
+            continue;
+        }
+
         let value = match (&state, param.name.as_str()) {
             (Some(state), _) => state.clone(),
             _ => {
@@ -307,7 +341,10 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     // key), then split overlapping data into the rows of the worst outcome.
     let mut groups: Vec<(Verdict, BTreeSet<i32>, BTreeSet<(i32, Vec<SiteId>, bool)>, Cond, Option<String>)> =
         Vec::new();
-    for o in outcomes {
+    // Configurations that raise never produce an output.
+    let runs = conds.runs();
+    for mut o in outcomes {
+        o.cond = o.cond.and(&runs);
         if !conds.feasible(&o.cond) {
             continue;
         }
@@ -338,9 +375,9 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     let mut rows: Vec<Row> = groups
         .into_iter()
         .map(|(verdict, exponents, parts, cond, reason)| {
-            let cond = conds.within_constraints(&cond);
             let conditions: Vec<Vec<Literal>> = conds
-                .products(&cond)
+                .products_within(&cond, &runs)
+                .unwrap_or_default()
                 .into_iter()
                 .map(|lits| {
                     lits.into_iter()
@@ -366,7 +403,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                     None
                 },
                 exponents: exponents.into_iter().collect(),
-                when: conds.render(&cond),
+                when: conds.render_within(&cond, &runs),
                 conditions,
                 parts,
                 reason,
@@ -484,7 +521,7 @@ fn site_out(interp: &Interp, id: SiteId) -> SiteOut {
         location,
         kind: site.kind,
         exponent: site.delta,
-        when: interp.conds.render(&site.cond),
+        when: interp.conds.render_within(&site.cond, &interp.conds.runs()),
         callee: site.callee.clone(),
         note: site.note.clone(),
         evidence,

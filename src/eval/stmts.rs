@@ -21,9 +21,9 @@ impl Interp<'_, '_> {
     fn exec(&mut self, frame: &mut Frame, stmt: &Stmt, pc: &Cond) {
         let loc = self.loc(frame.file, stmt);
         if !self.step(loc) {
-            frame.alive = frame.alive.and(&pc.not());
             return;
         }
+
         match stmt {
             Stmt::Expr(expr) => {
                 self.eval(frame, &expr.value, pc);
@@ -54,12 +54,15 @@ impl Interp<'_, '_> {
                 frame.returns.extend(&self.conds, value);
                 frame.alive = frame.alive.and(&pc.not());
             }
-            Stmt::Raise(_) => frame.alive = frame.alive.and(&pc.not()),
+            Stmt::Raise(_) => {
+                // The program stops here: a constraint on configurations, applied to the rows at
+                // the end (narrowing every later condition with it is what makes them large).
+                self.conds.raises(pc);
+            }
             Stmt::Assert(assert) => {
                 let test = self.eval(frame, &assert.test, pc);
                 let holds = self.truthy(&test, loc);
-                // Where the assertion fails the path ends.
-                frame.alive = frame.alive.and(&pc.and(&holds.not()).not());
+                self.conds.raises(&pc.and(&holds.not()));
             }
             Stmt::If(node) => {
                 let test = self.eval(frame, &node.test, pc);

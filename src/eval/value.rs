@@ -118,7 +118,17 @@ pub struct Partial {
     pub kwargs: Vec<(Name, G)>,
 }
 
+/// A `lambda` expression as a value.
+#[derive(Clone, Debug)]
+pub struct Lambda {
+    pub loc: Loc,
+    /// The function whose body holds it (its locals are visible inside).
+    pub func: Option<FuncId>,
+    pub captured: Rc<rustc_hash::FxHashMap<Name, G>>,
+}
+
 /// One alternative of a value.
+
 #[derive(Clone, Debug)]
 pub enum Value {
     Const(Constant),
@@ -147,6 +157,9 @@ pub enum Value {
     /// `super()` in a method of the class: lookups start after it in the receiver's MRO.
     Super(ClassId, Box<Value>),
     Partial(Rc<Partial>),
+    /// A lambda, with the locals of the function that made it.
+    Lambda(Rc<Lambda>),
+
     /// A value the evaluator gave up on, with the reason.
     Unknown(Rc<str>),
 }

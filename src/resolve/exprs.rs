@@ -306,6 +306,17 @@ impl Resolver<'_> {
             Expr::Name(_) | Expr::Attribute(_) => {
                 self.expr(ctx, annotation, walk).into_iter().filter_map(|f| f.def.class()).collect()
             }
+            // A forward reference: `"module.Class"`.
+            Expr::StringLiteral(text) => match ruff_python_parser::parse_expression(text.value.to_str()) {
+                Ok(parsed) if walk.depth < MAX_DEPTH => {
+                    walk.depth += 1;
+                    let out = self.annotation_classes(ctx, parsed.expr(), walk);
+                    walk.depth -= 1;
+                    out
+                }
+                _ => Vec::new(),
+            },
+
             _ => Vec::new(),
         }
     }

@@ -3,12 +3,17 @@
 
 mod broken;
 mod queries;
+mod trace;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+pub fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/tiny_moe")
 }
 
 /// What one run printed, with its exit code: the thing snapshots record.

@@ -1,0 +1,268 @@
+//! Which calls are worth evaluating. A serving stack's forward path is mostly code that never
+//! sees the traced value (attention, embeddings, communication); evaluating it costs time and
+//! fills conditions with atoms that decide nothing. A call is evaluated when it can matter:
+//!
+//! - it receives the traced value, data already scaled by it, or an object from which the value
+//!   is reachable (a module holding `self.routed_scaling_factor`);
+//! - its code mentions the value's name, or calls (as far as resolution can tell) code that
+//!   does — that covers flags such as `should_fuse_routed_scaling_factor_in_topk` and reads of
+//!   `config.routed_scaling_factor`;
+//! - it is a factory (returns classes or functions), since structure decides what runs later.
+//!
+//! Any other call is an outside computation on the data it receives: scales pass through, no
+//! application happens in it, and a condition on its result is an atom named by the call.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use ruff_python_ast::Expr;
+
+use super::calls::Args;
+use super::interp::{Interp, ObjKind};
+use super::value::*;
+use crate::index::{BindingKind, ClassId, FuncId};
+use crate::resolve::{Ctx, Def};
+
+/// How far the static "calls code that mentions the value" search goes.
+const MAX_STATIC_DEPTH: usize = 6;
+
+#[derive(Default)]
+pub struct Relevance {
+    mentions: FxHashMap<FuncId, bool>,
+    factories: FxHashMap<FuncId, bool>,
+    in_progress: FxHashSet<FuncId>,
+    class_mentions: FxHashMap<ClassId, bool>,
+}
+
+impl Interp<'_, '_> {
+    /// Whether evaluating a call of `func` with these arguments can matter for the answer.
+    pub fn worth_evaluating(&mut self, func: FuncId, receiver: Option<&Value>, args: &Args) -> bool {
+        if self.stack.is_empty() {
+            return true;
+        }
+        if receiver.is_some_and(|r| self.carries(r))
+            || args.all_values().any(|g| g.iter().any(|(_, v)| self.carries(v)))
+        {
+            return true;
+        }
+        for splat in &args.splats {
+            if splat.iter().any(|(_, v)| self.carries(v)) {
+                return true;
+            }
+        }
+        // Callables handed over (`make_layers(n, lambda i: Layer(...))`) run inside, as do
+        // those a nested function sees from its enclosing one.
+        let mut callables: Vec<Value> = args.all_values().flat_map(|g| g.iter().map(|(_, v)| v.clone())).collect();
+        if let Some(captured) = self.closures.get(&func).cloned() {
+            for g in captured.values() {
+                if g.iter().any(|(_, v)| self.carries(v)) {
+                    return true;
+                }
+                callables.extend(g.iter().map(|(_, v)| v.clone()));
+            }
+        }
+
+        for value in callables {
+            let relevant = match &value {
+                Value::Lambda(_) | Value::Partial(_) => true,
+                Value::Func(f) | Value::Bound(f, _) => self.mentions(*f, 1),
+                Value::Class(c) => self.class_relevant(*c),
+                _ => false,
+            };
+            if relevant {
+                return true;
+            }
+        }
+        self.is_factory(func) || self.mentions(func, 0)
+    }
+
+    /// Whether constructing or calling an instance of `class` can matter.
+    pub fn class_relevant(&mut self, class: ClassId) -> bool {
+        let mro = self.resolver.mro(class);
+        for name in ["__init__", "forward", "__call__"] {
+            let method = mro.classes.iter().find_map(|k| {
+                self.index.class(*k).body.iter().find_map(|b| match b.kind {
+                    BindingKind::Function(f) if b.name.as_str() == name => Some(f),
+                    _ => None,
+                })
+            });
+            if let Some(f) = method {
+                if self.mentions(f, 1) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether a value carries the traced value or data scaled by it, or reaches one.
+    fn carries(&self, value: &Value) -> bool {
+        self.carries_in(value, 0, &mut FxHashSet::default())
+    }
+
+    fn carries_in(&self, value: &Value, depth: usize, seen: &mut FxHashSet<HeapId>) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        match value {
+            Value::Num(n) => n.parts.iter().any(|p| p.exp != 0 || !p.sites.is_empty()),
+            Value::Tuple(items) => items.iter().any(|g| g.iter().any(|(_, v)| self.carries_in(v, depth + 1, seen))),
+            Value::Bound(_, receiver) | Value::Property(_, receiver) | Value::Super(_, receiver) => {
+                self.carries_in(receiver, depth + 1, seen)
+            }
+            Value::Partial(p) => p
+                .args
+                .iter()
+                .chain(p.kwargs.iter().map(|(_, g)| g))
+                .chain(std::iter::once(&p.func))
+                .any(|g| g.iter().any(|(_, v)| self.carries_in(v, depth + 1, seen))),
+            Value::Obj(id) => {
+                if !seen.insert(*id) {
+                    return false;
+                }
+                let object = &self.heap[*id as usize];
+                let fields = object.fields.values();
+                let items: Vec<&G> = match &object.kind {
+                    ObjKind::List(items) => items.iter().collect(),
+                    ObjKind::Dict(entries) => entries.iter().map(|(_, g)| g).collect(),
+                    _ => Vec::new(),
+                };
+                fields.chain(items).any(|g| g.iter().any(|(_, v)| self.carries_in(v, depth + 1, seen)))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `func`'s code, its class's code, or code it calls (as resolved statically)
+    /// mentions the traced value's name.
+    pub fn mentions(&mut self, func: FuncId, depth: usize) -> bool {
+        if let Some(&known) = self.relevance.mentions.get(&func) {
+            return known;
+        }
+        let facts = self.index.function(func);
+        let text = &self.index.file(func.file).text[facts.range.start as usize..facts.range.end as usize];
+        let direct = text.contains(self.traced.name.as_str()) || facts.class().is_some_and(|c| self.class_mentions(c));
+        if direct {
+            self.relevance.mentions.insert(func, true);
+            return true;
+        }
+        if depth >= MAX_STATIC_DEPTH || !self.relevance.in_progress.insert(func) {
+            return false;
+        }
+        let mut found = false;
+        for callee in self.static_callees(func) {
+            if self.mentions(callee, depth + 1) {
+                found = true;
+                break;
+            }
+        }
+        self.relevance.in_progress.remove(&func);
+        // Answers reached through a cut cycle or the depth bound depend on the path; only keep
+        // the positive ones and the complete negatives.
+        if found || depth == 0 {
+            self.relevance.mentions.insert(func, found);
+        }
+        found
+    }
+
+    fn class_mentions(&mut self, class: ClassId) -> bool {
+        if let Some(&known) = self.relevance.class_mentions.get(&class) {
+            return known;
+        }
+        let facts = self.index.class(class);
+        let text = &self.index.file(class.file).text[facts.range.start as usize..facts.range.end as usize];
+        let found = text.contains(self.traced.name.as_str());
+        self.relevance.class_mentions.insert(class, found);
+        found
+    }
+
+    /// The functions a function may call, as resolution sees them statically: functions and
+    /// methods, constructors (`__init__`), and module calls (`forward`).
+    fn static_callees(&mut self, func: FuncId) -> Vec<FuncId> {
+        let module = self.index.file(func.file).ast();
+        let facts = self.index.function(func).clone();
+        let Some(ruff_python_ast::Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, facts.range)
+        else {
+            return Vec::new();
+        };
+        let mut calls: Vec<Expr> = Vec::new();
+        collect_calls(&def.body, &mut calls);
+        let ctx = Ctx::function(func);
+        let mut out = Vec::new();
+        for callee in calls.iter().take(512) {
+            for found in self.resolver.resolve(&ctx, callee) {
+                match found.def {
+                    Def::Function(f) | Def::BoundMethod { func: f, .. } => out.push(f),
+                    Def::Class(c) | Def::Instance(c) => {
+                        let names: &[&str] =
+                            if matches!(found.def, Def::Class(_)) { &["__init__"] } else { &["forward", "__call__"] };
+                        let mro = self.resolver.mro(c);
+                        for name in names {
+                            if let Some(f) = mro.classes.iter().find_map(|k| {
+                                self.index.class(*k).body.iter().find_map(|b| match b.kind {
+                                    BindingKind::Function(f) if b.name.as_str() == *name => Some(f),
+                                    _ => None,
+                                })
+                            }) {
+                                out.push(f);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Whether `func` may return a class or a function (a factory).
+    fn is_factory(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.factories.get(&func) {
+            return known;
+        }
+        let scope = self.resolver.local_scope(func);
+        let ctx = Ctx::function(func);
+        let mut found = false;
+        for ret in scope.returns.iter() {
+            let Some(value) = &ret.value else { continue };
+            if self.resolver.resolve(&ctx, value).iter().any(|f| matches!(f.def, Def::Class(_) | Def::Function(_))) {
+                found = true;
+                break;
+            }
+        }
+        self.relevance.factories.insert(func, found);
+        found
+    }
+}
+
+/// The callee expressions of every call in a body (not in nested functions).
+fn collect_calls(body: &[ruff_python_ast::Stmt], out: &mut Vec<Expr>) {
+    use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+    struct Calls<'o> {
+        out: &'o mut Vec<Expr>,
+        depth: usize,
+    }
+    impl<'a> Visitor<'a> for Calls<'_> {
+        fn visit_stmt(&mut self, stmt: &'a ruff_python_ast::Stmt) {
+            if !matches!(stmt, ruff_python_ast::Stmt::FunctionDef(_) | ruff_python_ast::Stmt::ClassDef(_)) {
+                walk_stmt(self, stmt);
+            }
+        }
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if self.depth > crate::syntax::MAX_NESTING {
+                return;
+            }
+            if let Expr::Call(call) = expr {
+                self.out.push((*call.func).clone());
+            }
+            self.depth += 1;
+            walk_expr(self, expr);
+            self.depth -= 1;
+        }
+    }
+    let mut calls = Calls { out, depth: 0 };
+    for stmt in body {
+        calls.visit_stmt(stmt);
+    }
+}

@@ -1,0 +1,176 @@
+//! `trace` on fixture trees: each pattern in a correct and a buggy variant, with the verdict
+//! the code calls for (read by hand) and snapshots of what the user sees.
+
+use crate::{fixture, run};
+
+/// Runs a trace and returns (exit code, verdict, the run).
+fn trace(tree: &str, args: &[&str]) -> (i32, String, crate::Run) {
+    let mut all = vec!["trace", "routed_scaling_factor"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "json"]);
+    let out = run(&fixture(tree), &all);
+    let verdict = out.json()["verdict"].as_str().unwrap_or_default().to_string();
+    (out.code, verdict, out)
+}
+
+/// The rows as (verdict, exponent, when) triples.
+fn rows(out: &crate::Run) -> Vec<(String, i64, String)> {
+    out.json()["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["verdict"].as_str().unwrap().to_string(),
+                r["exponent"].as_i64().unwrap_or(i64::MIN),
+                r["when"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn flag_set_in_one_class_and_read_in_another_is_once() {
+    let (code, verdict, out) = trace("trace/flags", &["--entry", "CorrectMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    // The flag crossed a kwargs dict update and a property: still one atom for both branches.
+    assert_eq!(out.json()["atoms"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn forgetting_the_flag_doubles_exactly_where_it_is_set() {
+    let (code, verdict, out) = trace("trace/flags", &["--entry", "DoubleMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"));
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not (config.backend == \"fused\")".into()),
+            ("TWICE".into(), 2, "config.backend == \"fused\"".into())
+        ]
+    );
+}
+
+#[test]
+fn an_early_return_before_the_scaling_is_never() {
+    let (code, verdict, out) = trace("trace/flags", &["--entry", "NeverMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"));
+    assert!(
+        rows(&out).contains(&("NEVER".into(), 0, "not (config.backend == \"fused\") and use_fast_path".into())),
+        "{:?}",
+        rows(&out)
+    );
+}
+
+#[test]
+fn assuming_the_flag_away_leaves_once() {
+    let (code, verdict, _) = trace("trace/flags", &["--entry", "NeverMoE", "--assume", "use_fast_path=false"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"));
+    let (code, verdict, _) = trace("trace/flags", &["--entry", "DoubleMoE", "--assume", "config.backend=triton"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"));
+}
+
+#[test]
+fn a_factory_chosen_class_whose_kernel_applies_the_factor_doubles() {
+    let (code, verdict, out) = trace("trace/shapes", &["--entry", "FactoryMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"));
+    assert_eq!(rows(&out)[1], ("TWICE".into(), 2, "config.backend == \"flash\"".into()));
+    let site = &out.json()["rows"][1]["parts"][0]["sites"][0];
+    assert_eq!(site["kind"], "delegated");
+    assert_eq!(site["callee"], "vendor_kernels.fused_moe");
+}
+
+#[test]
+fn alpha_in_the_shared_add_is_one_application() {
+    let (code, verdict, out) = trace("trace/shapes", &["--entry", "AlphaMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"));
+    assert_eq!(out.json()["rows"][0]["parts"][0]["sites"][0]["kind"], "alpha");
+}
+
+#[test]
+fn a_division_compensated_later_is_once_and_inverse_where_it_is_not() {
+    let (code, verdict, out) = trace("trace/shapes", &["--entry", "FusedSharedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "INVERSE"));
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not (config.device == \"npu\")".into()),
+            ("INVERSE".into(), -1, "config.device == \"npu\"".into())
+        ]
+    );
+}
+
+#[test]
+fn a_kernel_model_decides_whether_passing_the_factor_applies_it() {
+    // Without a model the kernel counts as applying it: a double application is never hidden.
+    let (_, verdict, _) = trace("trace/shapes", &["--entry", "GateKernelMoE"]);
+    assert_eq!(verdict, "TWICE");
+    let kernels = fixture("trace/shapes/kernels.toml");
+    let (code, verdict, out) =
+        trace("trace/shapes", &["--entry", "GateKernelMoE", "--kernels", kernels.to_str().unwrap()]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
+
+#[test]
+fn inherited_forward_dispatch_unknown_receivers_and_hash_layers_make_a_table() {
+    let out = run(&fixture("trace/dispatch"), &["trace", "routed_scaling_factor", "--entry", "net.model.Model"]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.snapshot());
+}
+
+#[test]
+fn the_table_as_json() {
+    let (_, verdict, out) = trace("trace/dispatch", &["--entry", "net.model.Model"]);
+    assert_eq!(verdict, "MIXED");
+    insta::assert_json_snapshot!(out.json());
+}
+
+#[test]
+fn a_pipeline_of_methods_sharing_state() {
+    let (code, verdict, out) =
+        trace("trace/dispatch", &["--entry", "net.model.Pipelined", "--methods", "op_route,op_experts"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"));
+    assert!(rows(&out).iter().all(|(v, _, when)| (v == "TWICE") == when.contains("Int4Method")), "{:?}", rows(&out));
+}
+
+#[test]
+fn a_registry_looked_up_with_a_configuration_key() {
+    let (_, verdict, out) = trace("trace/dispatch", &["--entry", "net.model.Registered"]);
+    assert_eq!(verdict, "MIXED");
+    assert!(
+        rows(&out).contains(&("NEVER".into(), 0, "config.combine == \"plain\" and quant_method is Fp8Method".into())),
+        "{:?}",
+        rows(&out)
+    );
+}
+
+#[test]
+fn the_example_in_the_readme() {
+    let out = run(&crate::example(), &["trace", "routed_scaling_factor", "--entry", "TinyMoeForCausalLM"]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.snapshot());
+}
+
+#[test]
+fn unknown_entries_and_bad_assumptions_are_usage_errors() {
+    let out = run(&fixture("trace/flags"), &["trace", "routed_scaling_factor", "--entry", "Nope"]);
+    assert_eq!(out.code, 2);
+    let out = run(
+        &fixture("trace/flags"),
+        &["trace", "routed_scaling_factor", "--entry", "CorrectMoE", "--assume", "novalue"],
+    );
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("expected NAME=VALUE"), "{}", out.stderr);
+}
+
+#[test]
+fn output_does_not_depend_on_thread_count() {
+    let one = run(
+        &fixture("trace/dispatch"),
+        &["-j", "1", "trace", "routed_scaling_factor", "--entry", "net.model.Model", "--format", "json"],
+    );
+    let two = run(
+        &fixture("trace/dispatch"),
+        &["-j", "2", "trace", "routed_scaling_factor", "--entry", "net.model.Model", "--format", "json"],
+    );
+    assert_eq!(one.stdout, two.stdout);
+}
