@@ -398,3 +398,23 @@ pub fn absolute_import(module: &str, is_package: bool, import: &ast::StmtImportF
     parts.extend(relative);
     (!parts.is_empty()).then(|| parts.join("."))
 }
+
+/// The simple targets of an assignment target (names, attributes, items), each paired with the
+/// expression assigned to it when the value is a tuple of the same shape (`a, b = x, y`).
+/// Starred targets count as their inner target.
+pub fn unpack_targets<'a>(target: &'a Expr, value: Option<&'a Expr>, out: &mut Vec<(&'a Expr, Option<&'a Expr>)>) {
+    match target {
+        Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+            let values: Option<&[Expr]> = match value {
+                Some(Expr::Tuple(t)) if t.elts.len() == elts.len() => Some(&t.elts),
+                _ => None,
+            };
+            for (i, elt) in elts.iter().enumerate() {
+                let elt = if let Expr::Starred(s) = elt { s.value.as_ref() } else { elt };
+                unpack_targets(elt, values.map(|v| &v[i]), out);
+            }
+        }
+        Expr::Starred(star) => unpack_targets(&star.value, None, out),
+        other => out.push((other, value)),
+    }
+}

@@ -9,6 +9,10 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::cond::{AtomKey, Cond};
 use super::interp::{Frame, Interp, MAX_CALL_DEPTH, MAX_IMPLEMENTATIONS, ObjKind};
+
+/// A call whose result has more alternatives than this, none of them structural, returns one
+/// symbol instead.
+const COLLAPSE_RESULTS: usize = 3;
 use super::trace::HopKind;
 use super::value::*;
 use crate::index::{ClassId, FuncId, ParamKind};
@@ -292,6 +296,7 @@ impl Interp<'_, '_> {
             self.blocker(loc, format!("{} is a generator: not followed", self.index.function_path(func)));
             return G::under(pc.clone(), Value::unknown("generator"));
         }
+        let key = self.call_key(&receiver, &args, loc);
         let mut frame = self.frame(Some(func), func.file);
         self.bind_params(&mut frame, func, &facts.params, receiver, args, pc, loc);
         self.stack.push(func);
@@ -299,9 +304,18 @@ impl Interp<'_, '_> {
         self.stack.pop();
         let mut result = frame.returns;
         let falls_off = pc.and(&frame.alive);
-
         if self.conds.feasible(&falls_off) {
             result.push(&self.conds, falls_off, Value::none());
+        }
+        // Many different results that carry nothing traced only steer control flow later:
+        // one symbol for "what this call returned" keeps conditions small (at the price of
+        // forgetting how the result relates to the atoms inside the call).
+        if result.0.len() > COLLAPSE_RESULTS && !result.iter().any(|(_, v)| self.structural(v)) {
+            let text = self.text(loc);
+            let name = self.index.function(func).qualname.clone();
+            let display = if text.len() <= 100 && !text.contains('\n') { text } else { format!("{name}(...)") };
+            let value = self.sym(SymKey::Call(func, key), display, None);
+            return G::under(*pc, value);
         }
         // The traced value leaving a function is a hop worth showing.
         let label = format!("returned by {}", self.index.function(func).qualname);
@@ -374,7 +388,24 @@ impl Interp<'_, '_> {
             let receiver = receiver.filter(|r| matches!(r, Value::Num(_)));
             return self.call_external(&path, receiver, args, pc, loc);
         }
-        let receiver_key = match &receiver {
+        let key = self.call_key(&receiver, &args, loc);
+        let text = self.text(loc);
+        let name = self.index.function(func).qualname.clone();
+        let display = if text.len() <= 100 && !text.contains('\n') { text } else { format!("{name}(...)") };
+        // The return annotation, when it names a class of the tree, bounds what it can be.
+        let hint = self.index.function(func).returns.clone().and_then(|r| {
+            let ctx = crate::resolve::Ctx::module(func.file);
+            self.resolver.annotation_classes(&ctx, &r, &mut crate::resolve::Walk::default()).into_iter().next()
+        });
+        let value = self.sym(SymKey::Call(func, key), display, hint);
+
+        G::under(pc.clone(), value)
+    }
+
+    /// Identity of a call for the symbol of its result: the receiver and the arguments when
+    /// they are simple, the call site otherwise.
+    fn call_key(&self, receiver: &Option<Value>, args: &Args, loc: Loc) -> String {
+        let receiver_key = match receiver {
             Some(Value::Obj(id)) => format!("#{id}"),
             Some(Value::Sym(s)) => format!("${s}"),
             Some(Value::Class(c)) => self.index.class_path(*c),
@@ -389,18 +420,23 @@ impl Interp<'_, '_> {
                 _ => format!("@{}", loc.span.start),
             })
             .collect();
-        let key = format!("{receiver_key}({})", args_key.join(","));
-        let text = self.text(loc);
-        let name = self.index.function(func).qualname.clone();
-        let display = if text.len() <= 100 && !text.contains('\n') { text } else { format!("{name}(...)") };
-        // The return annotation, when it names a class of the tree, bounds what it can be.
-        let hint = self.index.function(func).returns.clone().and_then(|r| {
-            let ctx = crate::resolve::Ctx::module(func.file);
-            self.resolver.annotation_classes(&ctx, &r, &mut crate::resolve::Walk::default()).into_iter().next()
-        });
-        let value = self.sym(SymKey::Call(func, key), display, hint);
+        format!("{receiver_key}({})", args_key.join(","))
+    }
 
-        G::under(pc.clone(), value)
+    /// Values that decide structure or carry the traced value (never collapsed).
+    fn structural(&self, value: &Value) -> bool {
+        matches!(
+            value,
+            Value::Num(_)
+                | Value::Obj(_)
+                | Value::Class(_)
+                | Value::Func(_)
+                | Value::Bound(..)
+                | Value::Lambda(_)
+                | Value::Partial(_)
+                | Value::Tuple(_)
+                | Value::Module(_)
+        )
     }
 
     /// Binds arguments to parameters the way Python does.

@@ -51,12 +51,21 @@ enum Op {
     Or,
 }
 
+/// New nodes one operation may create before it is abandoned for an approximation.
+const OP_FUEL: usize = 200_000;
+/// Marks an abandoned operation while it unwinds.
+const ABANDONED: u32 = u32::MAX - 1;
+
 #[derive(Default)]
 struct Table {
     nodes: Vec<Node>,
     unique: FxHashMap<Node, u32>,
     cache: FxHashMap<(Op, u32, u32), u32>,
     nots: FxHashMap<u32, u32>,
+    /// New nodes the current operation may still create.
+    fuel: usize,
+    /// Operations that were too large and were over-approximated.
+    approximated: usize,
 }
 
 impl Table {
@@ -73,6 +82,7 @@ impl Table {
         if let Some(&id) = self.unique.get(&node) {
             return id;
         }
+        self.fuel = self.fuel.saturating_sub(1);
         let id = self.nodes.len() as u32;
         self.nodes.push(node);
         self.unique.insert(node, id);
@@ -101,13 +111,33 @@ impl Table {
         if let Some(&r) = self.cache.get(&key) {
             return r;
         }
+        if self.fuel == 0 {
+            return ABANDONED;
+        }
         let var = self.var(a).min(self.var(b));
         let (a0, a1) = self.cofactors(a, var);
         let (b0, b1) = self.cofactors(b, var);
         let lo = self.apply(op, a0, b0);
+        if lo == ABANDONED {
+            return ABANDONED;
+        }
         let hi = self.apply(op, a1, b1);
+        if hi == ABANDONED {
+            return ABANDONED;
+        }
         let r = self.node(var, lo, hi);
         self.cache.insert(key, r);
+        r
+    }
+
+    /// A top-level operation with its own fuel; `fallback` when it runs out.
+    fn top(&mut self, op: Op, a: u32, b: u32, fallback: u32) -> u32 {
+        self.fuel = OP_FUEL;
+        let r = self.apply(op, a, b);
+        if r == ABANDONED {
+            self.approximated += 1;
+            return fallback;
+        }
         r
     }
 
@@ -188,12 +218,15 @@ impl Cond {
         self.0 == TRUE
     }
 
+    /// `self and other`. When the result would be too large it is over-approximated by
+    /// `self` (a weaker condition: alternatives are kept, never lost), and counted.
     pub fn and(&self, other: &Cond) -> Cond {
-        Cond(with(|t| t.apply(Op::And, self.0, other.0)))
+        Cond(with(|t| t.top(Op::And, self.0, other.0, self.0)))
     }
 
+    /// `self or other`; over-approximated by `true` when too large (counted).
     pub fn or(&self, other: &Cond) -> Cond {
-        Cond(with(|t| t.apply(Op::Or, self.0, other.0)))
+        Cond(with(|t| t.top(Op::Or, self.0, other.0, TRUE)))
     }
 
     pub fn not(&self) -> Cond {
@@ -600,4 +633,9 @@ pub fn size(c: &Cond) -> usize {
     let mut seen = rustc_hash::FxHashSet::default();
     with(|t| t.support(c.0, &mut vars, &mut seen));
     seen.len()
+}
+
+/// How many operations were too large and were over-approximated in this thread's table.
+pub fn approximated() -> usize {
+    with(|t| t.approximated)
 }

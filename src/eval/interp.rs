@@ -26,7 +26,7 @@ pub const MAX_CALL_DEPTH: usize = 48;
 /// Expressions one trace may evaluate.
 pub const MAX_STEPS: usize = 4_000_000;
 /// Decision-diagram nodes one trace may create (about 40 bytes each with their tables).
-pub const MAX_NODES: usize = 12_000_000;
+pub const MAX_NODES: usize = 10_000_000;
 /// Implementations enumerated for a method called on an object of unknown class.
 pub const MAX_IMPLEMENTATIONS: usize = 48;
 

@@ -2,8 +2,9 @@
 //! sees the traced value (attention, embeddings, communication); evaluating it costs time and
 //! fills conditions with atoms that decide nothing. A call is evaluated when it can matter:
 //!
-//! - it receives the traced value, data already scaled by it, or an object from which the value
-//!   is reachable (a module holding `self.routed_scaling_factor`);
+//! - it receives the traced value, or an object from which the value is reachable (a module
+//!   holding `self.routed_scaling_factor`); data already scaled by it does not count, since a
+//!   callee that never names the value can only carry that data along;
 //! - its code mentions the value's name, or calls (as far as resolution can tell) code that
 //!   does — that covers flags such as `should_fuse_routed_scaling_factor_in_topk` and reads of
 //!   `config.routed_scaling_factor`;
@@ -104,7 +105,10 @@ impl Interp<'_, '_> {
             return false;
         }
         match value {
-            Value::Num(n) => n.parts.iter().any(|p| p.exp != 0 || !p.sites.is_empty()),
+            // The traced value itself (or a scalar derived from it) can be applied by the callee;
+            // data already scaled can only be carried along, which the outside-computation
+            // summary does.
+            Value::Num(n) => !n.tensor && n.carries_traced(),
             Value::Tuple(items) => items.iter().any(|g| g.iter().any(|(_, v)| self.carries_in(v, depth + 1, seen))),
             Value::Bound(_, receiver) | Value::Property(_, receiver) | Value::Super(_, receiver) => {
                 self.carries_in(receiver, depth + 1, seen)

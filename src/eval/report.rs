@@ -424,6 +424,15 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         .iter()
         .map(|b| Note { location: b.loc.map(|l| Location::new(index, l.file, l.span)), what: b.what.clone() })
         .collect();
+    let approximated = super::cond::approximated();
+    if approximated > 0 {
+        bounds.push(Note {
+            location: None,
+            what: format!(
+                "{approximated} conditions grew too large and were widened (kept as possible more often than they are)"
+            ),
+        });
+    }
     if interp.conds.overflowed {
         bounds.push(Note {
             location: None,
@@ -434,10 +443,13 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     bounds.dedup();
 
     let mut verdict = overall(&rows);
-    let budget_spent = interp.steps > super::interp::MAX_STEPS || interp.conds.overflowed;
-    if budget_spent && verdict == Verdict::Once {
+    // A spent budget or widened conditions make every row provisional: the verdict is
+    // UNKNOWN (the rows still show what was found).
+    let budget_spent = interp.steps > super::interp::MAX_STEPS || interp.conds.overflowed || approximated > 0;
+    if budget_spent {
         verdict = Verdict::Unknown;
     }
+
     // Atoms the rows mention, with the `--assume` spelling that fixes each.
     let mut atom_names: BTreeSet<String> = BTreeSet::new();
     for row in &rows {
@@ -448,7 +460,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         }
     }
     let atoms = atom_names.into_iter().map(|name| AtomOut { assume_as: assume_spelling(&name), name }).collect();
-    let assumptions = options
+    let assumptions = interp
         .assumes
         .iter()
         .map(|a| AssumptionOut {

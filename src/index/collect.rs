@@ -227,6 +227,22 @@ impl<'a> Collector<'a> {
         guards: &[Guard],
         augmented: bool,
     ) {
+        let mut leaves = Vec::new();
+        crate::syntax::unpack_targets(target, value, &mut leaves);
+        for (leaf, value) in leaves {
+            self.assign_leaf(leaf, value, stmt, scope, guards, augmented);
+        }
+    }
+
+    fn assign_leaf(
+        &mut self,
+        target: &Expr,
+        value: Option<&Expr>,
+        stmt: TextRange,
+        scope: Scope,
+        guards: &[Guard],
+        augmented: bool,
+    ) {
         match target {
             Expr::Name(name) => {
                 let kind = match value {
@@ -234,17 +250,6 @@ impl<'a> Collector<'a> {
                     _ => BindingKind::Other,
                 };
                 self.bind(scope, Binding { name: name.id.clone(), kind, range: stmt.into(), guards: guards.to_vec() });
-            }
-            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
-                // `a, b = x, y` pairs up; anything else binds without a known value.
-                let values: Option<&[Expr]> = match value {
-                    Some(Expr::Tuple(t)) if t.elts.len() == elts.len() => Some(&t.elts),
-                    _ => None,
-                };
-                for (i, elt) in elts.iter().enumerate() {
-                    let elt = if let Expr::Starred(s) = elt { s.value.as_ref() } else { elt };
-                    self.assign_target(elt, values.map(|v| &v[i]), stmt, scope, guards, augmented);
-                }
             }
             Expr::Attribute(attr) => {
                 let Scope::Function { id, method_of: Some(class) } = scope else {

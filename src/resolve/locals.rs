@@ -246,22 +246,13 @@ impl ScopeBuilder<'_> {
     }
 
     fn target(&mut self, target: &Expr, value: Option<&Expr>, stmt: Span, guards: &[Guard]) {
-        match target {
-            Expr::Name(name) => {
+        let mut leaves = Vec::new();
+        crate::syntax::unpack_targets(target, value, &mut leaves);
+        for (leaf, value) in leaves {
+            if let Expr::Name(name) = leaf {
                 let kind = value.map_or(LocalKind::Other, |v| LocalKind::Value(Arc::new(v.clone())));
                 self.bind(&name.id, kind, stmt, guards);
             }
-            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
-                let values: Option<&[Expr]> = match value {
-                    Some(Expr::Tuple(t)) if t.elts.len() == elts.len() => Some(&t.elts),
-                    _ => None,
-                };
-                for (i, elt) in elts.iter().enumerate() {
-                    let elt = if let Expr::Starred(s) = elt { s.value.as_ref() } else { elt };
-                    self.target(elt, values.map(|v| &v[i]), stmt, guards);
-                }
-            }
-            _ => {}
         }
     }
 }
