@@ -299,10 +299,17 @@ impl Interp<'_, '_> {
         let key = self.call_key(&receiver, &args, loc);
         let mut frame = self.frame(Some(func), func.file);
         self.bind_params(&mut frame, func, &facts.params, receiver, args, pc, loc);
+        // The body runs relative to the call: its conditions start from `true`, and the
+        // caller's condition joins the base (see `Interp::base`).
+        let outer = (self.base, self.heap_mark);
+        self.base = self.base.and(pc);
+        self.heap_mark = self.heap.len() as HeapId;
+        let local = Cond::TRUE;
         self.stack.push(func);
-        self.exec_block(&mut frame, &def.body, pc);
+        self.exec_block(&mut frame, &def.body, &local);
         self.stack.pop();
-        let mut result = frame.returns;
+        (self.base, self.heap_mark) = outer;
+        let mut result = frame.returns.restrict(&self.conds, pc);
         let falls_off = pc.and(&frame.alive);
         if self.conds.feasible(&falls_off) {
             result.push(&self.conds, falls_off, Value::none());
@@ -440,7 +447,6 @@ impl Interp<'_, '_> {
     }
 
     /// Binds arguments to parameters the way Python does.
-
     #[allow(clippy::too_many_arguments)]
     fn bind_params(
         &mut self,
@@ -543,22 +549,26 @@ impl Interp<'_, '_> {
                     let rest = pc.and(&covered.not());
                     let mut value = explicit;
                     if self.conds.feasible(&rest) {
-                        let fallback =
-                            if (args.unknown_star && param.kind != ParamKind::KeywordOnly) || unknown_keywords {
-                                let display = param.name.to_string();
-                                let v = self.param_symbol(func, param, display);
-                                G::under(rest.clone(), v)
-                            } else if let Some(default) = &param.default {
-                                let mut defaults = self.frame(None, func.file);
-                                let default = default.clone();
-                                self.eval(&mut defaults, &default, &rest)
-                            } else if param.name.as_str() == self.traced.name {
-                                // A parameter named after the traced value that nobody passes.
-                                G::under(rest.clone(), self.traced_origin(Loc { file: func.file, span: param.range }))
-                            } else {
-                                let v = self.param_symbol(func, param, param.name.to_string());
-                                G::under(rest.clone(), v)
-                            };
+                        let fallback = if param.name.as_str() == self.traced.name
+                            && (param.default.is_none()
+                                || (args.unknown_star && param.kind != ParamKind::KeywordOnly)
+                                || unknown_keywords)
+                        {
+                            // A parameter named after the traced value that nobody passes
+                            // (or that unknown `*args`/`**kwargs` may pass).
+                            G::under(rest.clone(), self.traced_origin(Loc { file: func.file, span: param.range }))
+                        } else if (args.unknown_star && param.kind != ParamKind::KeywordOnly) || unknown_keywords {
+                            let display = param.name.to_string();
+                            let v = self.param_symbol(func, param, display);
+                            G::under(rest.clone(), v)
+                        } else if let Some(default) = &param.default {
+                            let mut defaults = self.frame(None, func.file);
+                            let default = default.clone();
+                            self.eval(&mut defaults, &default, &rest)
+                        } else {
+                            let v = self.param_symbol(func, param, param.name.to_string());
+                            G::under(rest.clone(), v)
+                        };
                         value.extend(&self.conds, fallback);
                     }
                     value
@@ -838,7 +848,6 @@ fn is_device_kernel(func: &crate::index::FunctionFacts) -> bool {
 }
 
 /// Abstract methods and methods whose body only raises are not implementations.
-
 fn is_abstract(func: &crate::index::FunctionFacts) -> bool {
     func.decorators.iter().any(|d| crate::syntax::dotted_name(d).is_some_and(|n| n.ends_with("abstractmethod")))
 }

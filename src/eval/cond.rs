@@ -210,6 +210,8 @@ fn with<R>(f: impl FnOnce(&mut Table) -> R) -> R {
 pub struct Cond(u32);
 
 impl Cond {
+    pub const TRUE: Cond = Cond(TRUE);
+
     pub fn is_false(&self) -> bool {
         self.0 == FALSE
     }
@@ -275,10 +277,12 @@ pub struct Conds {
     groups: FxHashMap<SymId, Cond>,
     /// Constraints on single atoms (assumptions).
     fixed: Cond,
-    /// The configurations in which the evaluated code runs without raising (`raise`, a failed
-    /// `assert`). Not used while evaluating (alternatives it rules out are kept, which is
-    /// safe); rows are restricted to it at the end.
-    runs: Cond,
+    /// The conditions under which the evaluated code raises (`raise`, a failed `assert`). Not
+    /// used while evaluating (alternatives they rule out are kept, which is safe); rows are
+    /// restricted by them at the end. Kept apart rather than conjoined as they come: their
+    /// conjunction is large, and rebuilding it at every raise fills the table.
+    raising: Vec<Cond>,
+    raising_seen: rustc_hash::FxHashSet<Cond>,
     /// Atoms that could not be created because of [`MAX_ATOMS`].
     pub overflowed: bool,
     /// Bumped when the constraints change; feasibility answers of older generations are stale.
@@ -295,7 +299,8 @@ impl Default for Conds {
             by_key: FxHashMap::default(),
             groups: FxHashMap::default(),
             fixed: Cond(TRUE),
-            runs: Cond(TRUE),
+            raising: Vec::new(),
+            raising_seen: rustc_hash::FxHashSet::default(),
             overflowed: false,
             generation: std::cell::Cell::new(0),
             feasible_cache: RefCell::default(),
@@ -556,12 +561,31 @@ impl Conds {
 
     /// Records that the code raises where `cond` holds: those configurations never finish.
     pub fn raises(&mut self, cond: &Cond) {
-        self.runs = self.runs.and(&cond.not());
+        if self.feasible(cond) && self.raising_seen.insert(*cond) {
+            self.raising.push(*cond);
+        }
     }
 
     /// The configurations that run without raising.
     pub fn runs(&self) -> Cond {
-        self.runs
+        let mut runs = self.truth();
+        for cond in &self.raising {
+            runs = runs.and(&cond.not());
+        }
+        runs
+    }
+
+    /// `cond` without the configurations that raise (cheaper than `cond.and(&runs())`: each
+    /// step stays within `cond`).
+    pub fn without_raising(&self, cond: &Cond) -> Cond {
+        let mut out = *cond;
+        for raise in &self.raising {
+            if out.is_false() {
+                break;
+            }
+            out = out.and(&raise.not());
+        }
+        out
     }
 
     /// Fixes an atom's value (an assumption): the constraints now require it.

@@ -518,7 +518,7 @@ impl Interp<'_, '_> {
                     out.extend(&self.conds, g.restrict(&self.conds, &pc.and(&atom)));
                 }
                 // Any other key raises KeyError: those configurations never get further.
-                self.conds.raises(&pc.and(&any_key.not()));
+                self.raise_under(&pc.and(&any_key.not()));
             }
             _ => {
                 let text = self.text(loc);
@@ -776,6 +776,7 @@ impl Interp<'_, '_> {
                             let kind = self.heap[id as usize].kind.clone();
                             match (kind, key) {
                                 (ObjKind::Dict(mut entries), Some(key)) => {
+                                    let c = self.gate(id, &c);
                                     let restricted = value.restrict(&self.conds, &c);
                                     set_entry(&mut entries, &key, restricted, self, &c);
                                     self.heap[id as usize].kind = ObjKind::Dict(entries);

@@ -86,6 +86,9 @@ pub struct Frame {
     pub alive: Cond,
     /// The condition under which the current loop iteration has not broken or continued.
     pub loop_alive: Cond,
+    /// Locals holding freshly allocated floating-point tensors (`torch.empty(...)`): an
+    /// outside kernel called for its effect writes its result into them.
+    pub buffers: rustc_hash::FxHashSet<Name>,
 }
 
 pub struct Interp<'r, 'a> {
@@ -114,6 +117,13 @@ pub struct Interp<'r, 'a> {
     pub relevance: super::relevance::Relevance,
     /// The dict-like state shared by a pipeline of methods (`--methods`).
     pub pipeline_state: Option<HeapId>,
+    /// The condition under which the current call runs, as seen from the entry. Statements of a
+    /// function run under conditions relative to it, so conditions inside a call do not carry
+    /// every condition of every caller; it is added back where a value leaves the call's reach
+    /// (writes into older objects, application sites, raises).
+    pub base: Cond,
+    /// Objects numbered below this existed before the current call started.
+    pub heap_mark: HeapId,
 }
 
 impl<'r, 'a> Interp<'r, 'a> {
@@ -141,6 +151,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             universes: FxHashMap::default(),
             relevance: super::relevance::Relevance::default(),
             pipeline_state: None,
+            base: Cond::TRUE,
+            heap_mark: 0,
         }
     }
 
@@ -305,8 +317,23 @@ impl<'r, 'a> Interp<'r, 'a> {
         (self.heap.len() - 1) as HeapId
     }
 
+    /// The absolute condition for a write under `pc` into object `id`: objects made during the
+    /// current call exist only where the call runs, so `pc` is enough; older objects need the
+    /// call's own condition too.
+    pub fn gate(&self, id: HeapId, pc: &Cond) -> Cond {
+        if id < self.heap_mark { pc.and(&self.base) } else { *pc }
+    }
+
+    /// Records that the code raises where `pc` holds (in the current call).
+    pub fn raise_under(&mut self, pc: &Cond) {
+        let absolute = pc.and(&self.base);
+        self.conds.raises(&absolute);
+    }
+
     /// `obj.name = value` under `pc`.
     pub fn set_field(&mut self, id: HeapId, name: &Name, value: G, pc: &Cond) {
+        let pc = &self.gate(id, pc);
+        let value = value.restrict(&self.conds, pc);
         let old = self.heap[id as usize].fields.get(name).cloned().unwrap_or_default();
         let mut new = value;
         new.extend(&self.conds, old.restrict(&self.conds, &pc.not()));
@@ -338,6 +365,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             returns: G::empty(),
             alive: self.conds.truth(),
             loop_alive: self.conds.truth(),
+            buffers: Default::default(),
         }
     }
 

@@ -49,6 +49,7 @@ impl Interp<'_, '_> {
         callee: Option<String>,
         note: Option<String>,
     ) -> SiteId {
+        let cond = &cond.and(&self.base);
         // The same site met again under another condition is one site.
         if let Some(i) =
             self.sites.iter().position(|s| s.loc == loc && s.kind == kind && s.delta == delta && s.callee == callee)
@@ -400,6 +401,9 @@ impl Interp<'_, '_> {
 
     /// Methods of lists, dicts and record objects built by the evaluator.
     fn container_method(&mut self, id: HeapId, name: &str, args: Args, pc: &Cond, loc: Loc) -> G {
+        // Mutations of an older container are gated by the whole condition of the call.
+        let relative = *pc;
+        let pc = &self.gate(id, pc);
         let kind = self.heap[id as usize].kind.clone();
         match (kind, name) {
             (ObjKind::List(mut items), "append") => {
@@ -407,7 +411,7 @@ impl Interp<'_, '_> {
                     items.push(arg.value.restrict(&self.conds, pc));
                 }
                 self.heap[id as usize].kind = ObjKind::List(items);
-                G::under(pc.clone(), Value::none())
+                G::under(relative, Value::none())
             }
             (ObjKind::List(mut items), "extend") => {
                 if let Some(arg) = args.positional.first() {
@@ -419,7 +423,7 @@ impl Interp<'_, '_> {
                     ));
                 }
                 self.heap[id as usize].kind = ObjKind::List(items);
-                G::under(pc.clone(), Value::none())
+                G::under(relative, Value::none())
             }
             (ObjKind::List(items), "pop") => {
                 let mut out = G::empty();
@@ -490,7 +494,7 @@ impl Interp<'_, '_> {
                     }
                 }
                 self.heap[id as usize].kind = ObjKind::Dict(entries);
-                G::under(pc.clone(), Value::none())
+                G::under(relative, Value::none())
             }
             (ObjKind::Dict(entries), "items") => {
                 let pairs: Vec<G> = entries

@@ -61,6 +61,9 @@ pub struct TraceReport {
     /// The atoms the rows' conditions are made of.
     pub atoms: Vec<AtomOut>,
     pub assumptions: Vec<AssumptionOut>,
+    /// Parts of the output (`[1]`, `.topk_ids`) that take no part in scaling in any
+    /// configuration; the verdict leaves them out.
+    pub untouched_outputs: Vec<String>,
     /// What blocked precision, with locations.
     pub unresolved: Vec<Note>,
     /// Bounds that were hit (the answer may be incomplete where they apply).
@@ -170,7 +173,12 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
         Some((Some(init), params, _)) => {
             let mut args = Args::default();
             for param in params.iter().filter(|p| !matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword)) {
-                let value = interp.param_symbol(init, param, param.name.to_string());
+                // A parameter named after the traced value is where it comes from.
+                let value = if param.name.as_str() == interp.traced.name {
+                    interp.traced_origin(Loc { file: init.file, span: param.range })
+                } else {
+                    interp.param_symbol(init, param, param.name.to_string())
+                };
                 args.keywords.push((param.name.clone(), Arg { value: G::under(tt, value), loc: Some(entry_loc) }));
             }
             args
@@ -251,25 +259,27 @@ fn entry_args(interp: &mut Interp, func: crate::index::FuncId, state: Option<Val
     args
 }
 
-/// The numbers an output value holds (through tuples, objects, lists and dicts).
+/// The numbers an output value holds (through tuples, objects, lists and dicts), each with
+/// where it sits in the output (`[0]`, `.topk_weights`; empty for the output itself).
 fn collect_nums(
     interp: &Interp,
     value: &Value,
-    depth: usize,
+    path: &str,
     seen: &mut Vec<HeapId>,
-    out: &mut Vec<(Cond, Rc<Num>)>,
+    out: &mut Vec<(Cond, Rc<Num>, String)>,
     cond: &Cond,
     unknown: &mut Vec<String>,
 ) {
-    if depth > 6 {
+    if path.matches(['[', '.']).count() > 6 {
         return;
     }
     match value {
-        Value::Num(n) => out.push((cond.clone(), n.clone())),
+        Value::Num(n) => out.push((*cond, n.clone(), path.to_string())),
         Value::Tuple(items) => {
-            for g in items.iter() {
+            for (i, g) in items.iter().enumerate() {
+                let path = format!("{path}[{i}]");
                 for (c, v) in g.iter() {
-                    collect_nums(interp, v, depth + 1, seen, out, &cond.and(c), unknown);
+                    collect_nums(interp, v, &path, seen, out, &cond.and(c), unknown);
                 }
             }
         }
@@ -279,21 +289,31 @@ fn collect_nums(
             }
             seen.push(*id);
             let object = &interp.heap[*id as usize];
-            let mut children: Vec<&G> = object.fields.values().collect();
+            let mut children: Vec<(String, &G)> =
+                object.fields.iter().map(|(name, g)| (format!("{path}.{name}"), g)).collect();
             match &object.kind {
-                ObjKind::List(items) => children.extend(items.iter()),
-                ObjKind::Dict(entries) => children.extend(entries.iter().map(|(_, g)| g)),
+                ObjKind::List(items) => {
+                    children.extend(items.iter().enumerate().map(|(i, g)| (format!("{path}[{i}]"), g)))
+                }
+                ObjKind::Dict(entries) => children.extend(entries.iter().map(|(k, g)| (format!("{path}[{k:?}]"), g))),
                 _ => {}
             }
-            for g in children {
+            children.sort_by(|a, b| a.0.cmp(&b.0));
+            for (child, g) in children {
                 for (c, v) in g.iter() {
-                    collect_nums(interp, v, depth + 1, seen, out, &cond.and(c), unknown);
+                    collect_nums(interp, v, &child, seen, out, &cond.and(c), unknown);
                 }
             }
         }
         Value::Unknown(reason) => unknown.push(reason.to_string()),
         _ => {}
     }
+}
+
+/// Whether a number took part in scaling: a non-zero exponent, an application site (even one
+/// a division cancelled), or code whose effect is unknown.
+fn touched(n: &Num) -> bool {
+    n.parts.iter().any(|p| p.exp != 0 || !p.sites.is_empty() || p.unknown)
 }
 
 fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output: &G) -> TraceReport {
@@ -308,10 +328,41 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         unknown: Vec<String>,
     }
     let mut outcomes: Vec<Outcome> = Vec::new();
+    let mut collected = Vec::new();
     for (c, v) in output.iter() {
         let mut nums = Vec::new();
         let mut unknown = Vec::new();
-        collect_nums(interp, v, 0, &mut Vec::new(), &mut nums, c, &mut unknown);
+        collect_nums(interp, v, "", &mut Vec::new(), &mut nums, c, &mut unknown);
+        collected.push((*c, nums, unknown));
+    }
+    // An output with several parts (top-k weights and ids, a tensor and its residual) is judged
+    // on the parts that take part in scaling in some configuration; parts that never do (expert
+    // ids) are named, not counted as missing applications.
+    let touched_paths: BTreeSet<&str> =
+        collected.iter().flat_map(|(_, nums, _)| nums.iter()).filter(|n| touched(&n.1)).map(|n| n.2.as_str()).collect();
+    let all_paths: BTreeSet<&str> =
+        collected.iter().flat_map(|(_, nums, _)| nums.iter()).map(|n| n.2.as_str()).collect();
+    let untouched_outputs: Vec<String> = if touched_paths.is_empty() {
+        Vec::new()
+    } else {
+        all_paths.difference(&touched_paths).map(|p| p.to_string()).collect()
+    };
+    for (c, nums, unknown) in collected.iter() {
+        let had_data = !nums.is_empty();
+        let nums: Vec<(Cond, Rc<Num>)> =
+            nums.iter().filter(|n| !untouched_outputs.iter().any(|u| u == &n.2)).map(|n| (n.0, n.1.clone())).collect();
+        let (c, unknown) = (*c, unknown.clone());
+        if nums.is_empty() && had_data {
+            // Only parts that never take part in scaling: none of the value reaches here.
+            outcomes.push(Outcome {
+                cond: c,
+                exponents: BTreeSet::new(),
+                parts: BTreeSet::new(),
+                has_data: true,
+                unknown,
+            });
+            continue;
+        }
         // Split by the conditions of nested alternatives.
         if nums.is_empty() {
             outcomes.push(Outcome {
@@ -344,7 +395,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     // Configurations that raise never produce an output.
     let runs = conds.runs();
     for mut o in outcomes {
-        o.cond = o.cond.and(&runs);
+        o.cond = conds.without_raising(&o.cond);
         if !conds.feasible(&o.cond) {
             continue;
         }
@@ -480,6 +531,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         rows,
         atoms,
         assumptions,
+        untouched_outputs,
         unresolved,
         bounds,
         stats: TraceStats {

@@ -26,10 +26,20 @@ impl Interp<'_, '_> {
 
         match stmt {
             Stmt::Expr(expr) => {
-                self.eval(frame, &expr.value, pc);
+                let result = self.eval(frame, &expr.value, pc);
+                if let Expr::Call(call) = expr.value.as_ref() {
+                    self.write_out_buffers(frame, call, result, pc);
+                }
             }
             Stmt::Assign(assign) => {
                 let value = self.eval(frame, &assign.value, pc);
+                if let [Expr::Name(name)] = assign.targets.as_slice() {
+                    if is_float_allocation(&assign.value) {
+                        frame.buffers.insert(name.id.clone());
+                    } else {
+                        frame.buffers.remove(&name.id);
+                    }
+                }
                 for target in &assign.targets {
                     self.assign_target(frame, target, value.clone(), pc);
                 }
@@ -57,12 +67,12 @@ impl Interp<'_, '_> {
             Stmt::Raise(_) => {
                 // The program stops here: a constraint on configurations, applied to the rows at
                 // the end (narrowing every later condition with it is what makes them large).
-                self.conds.raises(pc);
+                self.raise_under(pc);
             }
             Stmt::Assert(assert) => {
                 let test = self.eval(frame, &assert.test, pc);
                 let holds = self.truthy(&test, loc);
-                self.conds.raises(&pc.and(&holds.not()));
+                self.raise_under(&pc.and(&holds.not()));
             }
             Stmt::If(node) => {
                 let test = self.eval(frame, &node.test, pc);
@@ -210,4 +220,51 @@ fn handlers_matter(handlers: &[ast::ExceptHandler]) -> bool {
                 && !matches!(s, Stmt::Expr(e) if matches!(e.value.as_ref(), Expr::Call(_) | Expr::StringLiteral(_)))
         })
     })
+}
+
+impl Interp<'_, '_> {
+    /// A kernel called for its effect (`hash_topk(logits, ids, weights_out, ..., factor)`)
+    /// returns nothing useful: what it computes lands in the output buffers it was handed. When
+    /// the traced value went in, the fresh floating-point buffers among the arguments now hold
+    /// the result (with its delegated application).
+    fn write_out_buffers(&mut self, frame: &mut Frame, call: &ruff_python_ast::ExprCall, result: G, pc: &Cond) {
+        let carries = result.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.carries_traced()));
+        if !carries || frame.buffers.is_empty() {
+            return;
+        }
+        let args = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
+        let targets: Vec<Expr> =
+            args.filter(|a| matches!(a, Expr::Name(n) if frame.buffers.contains(&n.id))).cloned().collect();
+        for target in &targets {
+            self.assign_target(frame, target, result.clone(), pc);
+        }
+    }
+}
+
+/// `torch.empty(...)`, `torch.zeros(...)`, `x.new_empty(...)`... without an integer or boolean
+/// `dtype=`: a buffer a kernel may fill with scaled data (index buffers cannot carry a scale).
+fn is_float_allocation(value: &Expr) -> bool {
+    let Expr::Call(call) = value else { return false };
+    let callee = match call.func.as_ref() {
+        Expr::Attribute(a) => a.attr.id.as_str(),
+        Expr::Name(n) => n.id.as_str(),
+        _ => return false,
+    };
+    const ALLOCATORS: &[&str] =
+        &["empty", "zeros", "empty_like", "zeros_like", "new_empty", "new_zeros", "empty_strided"];
+    if !ALLOCATORS.contains(&callee) {
+        return false;
+    }
+    let dtype = call.arguments.keywords.iter().find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == "dtype"));
+    match dtype.map(|k| &k.value) {
+        Some(Expr::Attribute(a)) => {
+            let name = a.attr.id.as_str();
+            !(name.starts_with("int")
+                || name.starts_with("uint")
+                || name == "long"
+                || name == "bool"
+                || name == "short")
+        }
+        _ => true,
+    }
 }

@@ -387,6 +387,13 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
             }
         }
     }
+    if !report.untouched_outputs.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nparts of the output never scaled in any configuration (left out of the verdict): {}",
+            report.untouched_outputs.join(", ")
+        );
+    }
     if !report.atoms.is_empty() {
         let _ = writeln!(out, "\natoms (fix one with --assume):");
         for atom in &report.atoms {

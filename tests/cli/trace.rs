@@ -144,6 +144,40 @@ fn a_registry_looked_up_with_a_configuration_key() {
 }
 
 #[test]
+fn a_router_record_is_judged_on_its_weights_and_the_entry_parameter_is_the_origin() {
+    // The factor arrives as a constructor parameter of the entry; the output is a record whose
+    // ids and logits never carry it.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "Router"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "apply_routed_scaling_factor_on_output".into()),
+            ("NEVER".into(), 0, "not apply_routed_scaling_factor_on_output".into())
+        ]
+    );
+    assert_eq!(out.json()["untouched_outputs"], serde_json::json!([".router_logits", ".topk_ids"]));
+}
+
+#[test]
+fn a_kernel_filling_output_buffers_with_the_factor_is_a_delegated_application() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "BufferRouter"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    let rows = rows(&out);
+    assert!(
+        rows.contains(&("TWICE".into(), 2, "_use_fast_kernel and apply_routed_scaling_factor_on_output".into())),
+        "{rows:?}"
+    );
+    assert!(rows.contains(&(
+        "ONCE".into(),
+        1,
+        "_use_fast_kernel and not apply_routed_scaling_factor_on_output".into()
+    )));
+    let text = run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "BufferRouter"]);
+    insta::assert_snapshot!(text.stdout);
+}
+
+#[test]
 fn the_example_in_the_readme() {
     let out = run(&crate::example(), &["trace", "routed_scaling_factor", "--entry", "TinyMoeForCausalLM"]);
     assert_eq!(out.code, 1);
