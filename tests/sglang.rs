@@ -132,3 +132,72 @@ fn sglang_structural_questions() {
     let kinds: Vec<&str> = refs["references"].as_array().unwrap().iter().map(|r| r["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["definition", "import", "read", "import", "call"]);
 }
+
+/// Runs `trace` (whose exit code carries the verdict) and returns its JSON.
+fn trace(tree: &PathBuf, args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_scaletrace"))
+        .arg("--root")
+        .arg(tree)
+        .arg("trace")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .expect("scaletrace runs");
+    assert!(matches!(out.status.code(), Some(0 | 1 | 3)), "{args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON output")
+}
+
+/// The sites of a row, as (path, line, exponent).
+fn row_sites(row: &Value) -> Vec<(String, u64, i64)> {
+    let mut out: Vec<(String, u64, i64)> = row["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["sites"].as_array().unwrap().iter())
+        .map(|s| {
+            (
+                s["location"]["path"].as_str().unwrap().to_string(),
+                s["location"]["line"].as_u64().unwrap(),
+                s["exponent"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn sglang_trace_of_the_components() {
+    let Some(tree) = sglang_tree() else { return };
+
+    // HashTopK scales the routed weights exactly when it is asked to
+    // (apply_routed_scaling_factor_on_output), and weights its fused shared-expert slot by
+    // 1/factor on the torch path (hash_topk.py:183), which the MoE output multiply compensates.
+    let hash = trace(&tree, &["routed_scaling_factor", "--entry", "sglang.srt.layers.moe.hash_topk.HashTopK"]);
+    let rows = hash["rows"].as_array().unwrap();
+    let path = "sglang/srt/layers/moe/hash_topk.py";
+    for row in rows {
+        let when = row["when"].as_str().unwrap();
+        let sites = row_sites(row);
+        let multiplies = sites.contains(&(path.to_string(), 265, 1));
+        assert_eq!(multiplies, !when.contains("not apply_routed_scaling_factor_on_output"), "{row:#}");
+        if row["verdict"] == "INVERSE" {
+            assert_eq!(sites, [(path.to_string(), 183, -1)]);
+        }
+    }
+    assert!(rows.iter().any(|r| r["verdict"] == "NEVER"));
+    assert!(rows.iter().any(|r| r["verdict"] == "INVERSE"));
+    assert_eq!(hash["untouched_outputs"], serde_json::json!([".router_logits", ".topk_ids"]));
+
+    // Laguna scales the routed output itself, once, after the experts (the top-k it uses does
+    // not receive the factor).
+    let laguna = trace(&tree, &["moe_routed_scaling_factor", "--entry", "sglang.srt.models.laguna.LagunaMoE"]);
+    assert_eq!(laguna["verdict"], "ONCE", "{laguna:#}");
+    let rows = laguna["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(row_sites(&rows[0]), [("sglang/srt/models/laguna.py".to_string(), 217, 1)]);
+    let vacuous: Vec<&str> =
+        laguna["vacuous"].as_array().unwrap().iter().map(|v| v["condition"].as_str().unwrap()).collect();
+    assert_eq!(vacuous, ["hidden_states.shape[0] == 0", "self.routed_scaling_factor == 1.0"]);
+}

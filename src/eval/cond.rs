@@ -53,6 +53,8 @@ enum Op {
 
 /// New nodes one operation may create before it is abandoned for an approximation.
 const OP_FUEL: usize = 200_000;
+/// Nodes the table may hold at most (about 1.5 GB with its caches).
+pub const HARD_MAX_NODES: usize = 16_000_000;
 /// Marks an abandoned operation while it unwinds.
 const ABANDONED: u32 = u32::MAX - 1;
 
@@ -130,9 +132,15 @@ impl Table {
         r
     }
 
-    /// A top-level operation with its own fuel; `fallback` when it runs out.
+    /// A top-level operation with its own fuel; `fallback` when it runs out, or when the table
+    /// is full (the evaluator stops at its own, lower bound; this one holds memory in check
+    /// whatever happens between its checks).
     fn top(&mut self, op: Op, a: u32, b: u32, fallback: u32) -> u32 {
-        self.fuel = OP_FUEL;
+        self.fuel = OP_FUEL.min(HARD_MAX_NODES.saturating_sub(self.nodes.len()));
+        if self.cache.len() > 2 * HARD_MAX_NODES {
+            // Only a memo: dropping it costs time, never answers.
+            self.cache.clear();
+        }
         let r = self.apply(op, a, b);
         if r == ABANDONED {
             self.approximated += 1;
@@ -283,6 +291,9 @@ pub struct Conds {
     /// conjunction is large, and rebuilding it at every raise fills the table.
     raising: Vec<Cond>,
     raising_seen: rustc_hash::FxHashSet<Cond>,
+    /// Atoms under which the number of applications cannot matter (the traced value equals 1,
+    /// the data is empty), with why.
+    vacuous: Vec<(usize, &'static str)>,
     /// Atoms that could not be created because of [`MAX_ATOMS`].
     pub overflowed: bool,
     /// Bumped when the constraints change; feasibility answers of older generations are stale.
@@ -301,6 +312,7 @@ impl Default for Conds {
             fixed: Cond(TRUE),
             raising: Vec::new(),
             raising_seen: rustc_hash::FxHashSet::default(),
+            vacuous: Vec::new(),
             overflowed: false,
             generation: std::cell::Cell::new(0),
             feasible_cache: RefCell::default(),
@@ -459,6 +471,10 @@ impl Conds {
         let cubes = with(|t| t.cubes(cond.0, MAX_PRODUCTS * 4))?;
         let care = self.constraints_for(cond).and(care);
         let outside = care.and(&cond.not());
+        if outside.is_false() {
+            // Everywhere the constraints and `care` allow.
+            return Some(vec![Vec::new()]);
+        }
         let mut out: Vec<Vec<(usize, bool)>> = Vec::new();
         for cube in cubes {
             let mut lits: Vec<(usize, bool)> = cube.into_iter().map(|(v, b)| (v as usize, b)).collect();
@@ -564,6 +580,18 @@ impl Conds {
         if self.feasible(cond) && self.raising_seen.insert(*cond) {
             self.raising.push(*cond);
         }
+    }
+
+    /// Marks an atom under which scaling cannot matter.
+    pub fn mark_vacuous(&mut self, atom: usize, why: &'static str) {
+        if !self.vacuous.iter().any(|(a, _)| *a == atom) {
+            self.vacuous.push((atom, why));
+        }
+    }
+
+    /// The atoms under which scaling cannot matter, with why.
+    pub fn vacuous(&self) -> &[(usize, &'static str)] {
+        &self.vacuous
     }
 
     /// The configurations that run without raising.

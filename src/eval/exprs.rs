@@ -392,6 +392,13 @@ impl Interp<'_, '_> {
                 self.atom(AtomKey::Test(text.clone()), || text)
             }
         };
+        if base == Eq {
+            if let Some(why) = vacuous_test(left, right, left_text) {
+                if let Some((atom, true)) = self.conds.as_literal(&holds) {
+                    self.conds.mark_vacuous(atom, why);
+                }
+            }
+        }
         if negated { holds.not() } else { holds }
     }
 
@@ -954,4 +961,23 @@ pub fn short_kind(v: &Value) -> &'static str {
         Value::Method(..) => "a method",
         Value::Unknown(_) => "an unknown value",
     }
+}
+
+/// Whether `left == right` is a test under which the number of applications cannot matter:
+/// the traced value compared with 1, or data compared with emptiness (`x.shape[0] == 0`).
+fn vacuous_test(left: &Value, right: &Value, left_text: &str) -> Option<&'static str> {
+    let is_one = |v: &Value| {
+        matches!(v, Value::Const(Constant::Int(1))) || matches!(v, Value::Const(Constant::Float(f)) if *f == 1.0)
+    };
+    let is_traced = |v: &Value| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced());
+    if (is_traced(left) && is_one(right)) || (is_one(left) && is_traced(right)) {
+        return Some("the value is 1: applying it any number of times gives the same result");
+    }
+    let text = left_text.trim();
+    let sizes = text.ends_with(".shape[0]") || text.ends_with(".numel()") || text.ends_with(".size(0)");
+    let length = text.starts_with("len(") && text.ends_with(')');
+    if (sizes || length) && matches!(right, Value::Const(Constant::Int(0))) {
+        return Some("the data is empty: there is nothing to scale");
+    }
+    None
 }

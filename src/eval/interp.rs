@@ -326,8 +326,14 @@ impl<'r, 'a> Interp<'r, 'a> {
 
     /// Records that the code raises where `pc` holds (in the current call).
     pub fn raise_under(&mut self, pc: &Cond) {
+        // Raising removes configurations from every row: an over-approximated condition would
+        // remove too many, so one that could not be computed exactly is not recorded (the
+        // configurations it covers stay, which is safe).
+        let before = super::cond::approximated();
         let absolute = pc.and(&self.base);
-        self.conds.raises(&absolute);
+        if super::cond::approximated() == before {
+            self.conds.raises(&absolute);
+        }
     }
 
     /// `obj.name = value` under `pc`.

@@ -64,6 +64,9 @@ pub struct TraceReport {
     /// Parts of the output (`[1]`, `.topk_ids`) that take no part in scaling in any
     /// configuration; the verdict leaves them out.
     pub untouched_outputs: Vec<String>,
+    /// Conditions under which the number of applications cannot matter (the value is 1, the
+    /// data is empty): left out of the rows, each with why.
+    pub vacuous: Vec<VacuousOut>,
     /// What blocked precision, with locations.
     pub unresolved: Vec<Note>,
     /// Bounds that were hit (the answer may be incomplete where they apply).
@@ -86,6 +89,12 @@ pub struct Row {
     /// Why the row is UNKNOWN, when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct VacuousOut {
+    pub condition: String,
+    pub why: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -394,8 +403,26 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         Vec::new();
     // Configurations that raise never produce an output.
     let runs = conds.runs();
+    // Configurations where the count cannot matter (the value is 1, the data is empty) are
+    // named and left out of the verdict.
+    let mut vacuous_cond = conds.falsity();
+    for &(atom, _) in conds.vacuous() {
+        vacuous_cond = vacuous_cond.or(&conds.literal_cond(atom, true));
+    }
+    let mut vacuous_used: BTreeSet<usize> = BTreeSet::new();
+    // What the rows are printed within: running configurations where the count matters.
+    let care = runs.and(&vacuous_cond.not());
     for mut o in outcomes {
         o.cond = conds.without_raising(&o.cond);
+        if !conds.feasible(&o.cond) {
+            continue;
+        }
+        for &(atom, _) in conds.vacuous() {
+            if conds.feasible(&o.cond.and(&conds.literal_cond(atom, true))) {
+                vacuous_used.insert(atom);
+            }
+        }
+        o.cond = o.cond.and(&vacuous_cond.not());
         if !conds.feasible(&o.cond) {
             continue;
         }
@@ -427,7 +454,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         .into_iter()
         .map(|(verdict, exponents, parts, cond, reason)| {
             let conditions: Vec<Vec<Literal>> = conds
-                .products_within(&cond, &runs)
+                .products_within(&cond, &care)
                 .unwrap_or_default()
                 .into_iter()
                 .map(|lits| {
@@ -440,7 +467,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                 .into_iter()
                 .map(|(exp, sites, incomplete)| PartOut {
                     exponent: exp,
-                    sites: sites.iter().map(|s| site_out(interp, *s)).collect(),
+                    sites: sites.iter().map(|s| site_out(interp, *s, &care)).collect(),
                     incomplete,
                 })
                 .collect();
@@ -454,7 +481,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                     None
                 },
                 exponents: exponents.into_iter().collect(),
-                when: conds.render_within(&cond, &runs),
+                when: conds.render_within(&cond, &care),
                 conditions,
                 parts,
                 reason,
@@ -532,6 +559,12 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         atoms,
         assumptions,
         untouched_outputs,
+        vacuous: conds
+            .vacuous()
+            .iter()
+            .filter(|(atom, _)| vacuous_used.contains(atom))
+            .map(|&(atom, why)| VacuousOut { condition: conds.literal(atom, true), why: why.to_string() })
+            .collect(),
         unresolved,
         bounds,
         stats: TraceStats {
@@ -566,7 +599,7 @@ fn overall(rows: &[Row]) -> Verdict {
     }
 }
 
-fn site_out(interp: &Interp, id: SiteId) -> SiteOut {
+fn site_out(interp: &Interp, id: SiteId, care: &Cond) -> SiteOut {
     let index = interp.index;
     let site = &interp.sites[id as usize];
     let location = Location::new(index, site.loc.file, site.loc.span);
@@ -585,7 +618,7 @@ fn site_out(interp: &Interp, id: SiteId) -> SiteOut {
         location,
         kind: site.kind,
         exponent: site.delta,
-        when: interp.conds.render_within(&site.cond, &interp.conds.runs()),
+        when: interp.conds.render_within(&site.cond, care),
         callee: site.callee.clone(),
         note: site.note.clone(),
         evidence,

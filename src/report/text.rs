@@ -387,6 +387,12 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
             }
         }
     }
+    if !report.vacuous.is_empty() {
+        let _ = writeln!(out, "\nleft out of the table (the count cannot matter there):");
+        for v in &report.vacuous {
+            let _ = writeln!(out, "  {}   {}", v.condition, v.why);
+        }
+    }
     if !report.untouched_outputs.is_empty() {
         let _ = writeln!(
             out,

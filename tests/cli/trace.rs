@@ -178,6 +178,20 @@ fn a_kernel_filling_output_buffers_with_the_factor_is_a_delegated_application() 
 }
 
 #[test]
+fn skipping_empty_batches_or_a_factor_of_one_is_not_a_missing_application() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "ShortcutMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let json = out.json();
+    let vacuous: Vec<&str> =
+        json["vacuous"].as_array().unwrap().iter().map(|v| v["condition"].as_str().unwrap()).collect();
+    assert_eq!(vacuous, ["hidden_states.shape[0] == 0", "self.routed_scaling_factor == 1.0"]);
+    // Skipping for another threshold is a real gap.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "SkippedWhenSmallMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"));
+    assert!(rows(&out).contains(&("NEVER".into(), 0, "not (self.routed_scaling_factor > 2.0)".into())));
+}
+
+#[test]
 fn the_example_in_the_readme() {
     let out = run(&crate::example(), &["trace", "routed_scaling_factor", "--entry", "TinyMoeForCausalLM"]);
     assert_eq!(out.code, 1);
