@@ -64,6 +64,8 @@ struct Table {
     unique: FxHashMap<Node, u32>,
     cache: FxHashMap<(Op, u32, u32), u32>,
     nots: FxHashMap<u32, u32>,
+    /// Memo of [`Table::intersects`].
+    meets: FxHashMap<(u32, u32), bool>,
     /// New nodes the current operation may still create.
     fuel: usize,
     /// Operations that were too large and were over-approximated.
@@ -129,6 +131,26 @@ impl Table {
         }
         let r = self.node(var, lo, hi);
         self.cache.insert(key, r);
+        r
+    }
+
+    /// Whether `a and b` is satisfiable, without building it (no node is created).
+    fn intersects(&mut self, a: u32, b: u32) -> bool {
+        if a == FALSE || b == FALSE {
+            return false;
+        }
+        if a == TRUE || b == TRUE || a == b {
+            return true;
+        }
+        let key = (a.min(b), a.max(b));
+        if let Some(&r) = self.meets.get(&key) {
+            return r;
+        }
+        let var = self.var(a).min(self.var(b));
+        let (a0, a1) = self.cofactors(a, var);
+        let (b0, b1) = self.cofactors(b, var);
+        let r = self.intersects(a0, b0) || self.intersects(a1, b1);
+        self.meets.insert(key, r);
         r
     }
 
@@ -436,7 +458,13 @@ impl Conds {
                 return answer;
             }
         }
-        let answer = !cond.and(&self.constraints_for(cond)).is_false();
+        let constraints = self.constraints_for(cond);
+        let answer = with(|t| {
+            if t.meets.len() > 2 * HARD_MAX_NODES {
+                t.meets.clear();
+            }
+            t.intersects(cond.0, constraints.0)
+        });
         self.feasible_cache.borrow_mut().insert(cond.0, (generation, answer));
         answer
     }
