@@ -774,6 +774,7 @@ impl Interp<'_, '_> {
                 }
                 ObjKind::List(_) => self.conds.constant(external.iter().any(|e| e.ends_with("list"))),
                 ObjKind::Dict(_) => self.conds.constant(external.iter().any(|e| e.ends_with("dict"))),
+                ObjKind::Sentinel => self.conds.constant(external.iter().any(|e| e.ends_with("object"))),
             },
             Value::Sym(s) if self.syms[*s as usize].class_hint.is_some() && !targets.is_empty() => {
                 let universe = self.universe(*s);

@@ -373,6 +373,13 @@ impl Interp<'_, '_> {
                 self.conds.falsity()
             }
             (Value::Obj(a), Is | Eq, Value::Obj(b)) => self.conds.constant(a == b),
+            // A value is itself; a sentinel (`object()`) equals nothing else.
+            (Value::Sym(a), Is | Eq, Value::Sym(b)) if a == b => self.conds.truth(),
+            (Value::Obj(id), Is | Eq, Value::Const(_)) | (Value::Const(_), Is | Eq, Value::Obj(id))
+                if matches!(self.heap[*id as usize].kind, ObjKind::Sentinel) =>
+            {
+                self.conds.falsity()
+            }
             (Value::Class(a), Is | Eq, Value::Class(b)) => self.conds.constant(a == b),
             (Value::Const(Constant::Int(a)), Lt | LtE | Gt | GtE, Value::Const(Constant::Int(b))) => {
                 let r = match base {
@@ -672,7 +679,7 @@ impl Interp<'_, '_> {
         let object = self.heap[id as usize].clone();
         let class = match &object.kind {
             ObjKind::Instance(c) | ObjKind::Abstract(c, _) => Some(*c),
-            ObjKind::List(_) | ObjKind::Dict(_) => {
+            ObjKind::List(_) | ObjKind::Dict(_) | ObjKind::Sentinel => {
                 return match object.fields.get(attr) {
                     Some(g) => g.restrict(&self.conds, pc),
                     None => G::under(pc.clone(), Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))),

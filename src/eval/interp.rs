@@ -41,6 +41,8 @@ pub enum ObjKind {
     List(Vec<G>),
     /// String keys; an entry's coverage is the condition under which the key is present.
     Dict(Vec<(Rc<str>, G)>),
+    /// `object()`: a sentinel, equal only to itself.
+    Sentinel,
 }
 
 #[derive(Clone, Debug)]
@@ -357,6 +359,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             ObjKind::Instance(c) | ObjKind::Abstract(c, _) => self.index.class(*c).name.to_string(),
             ObjKind::List(_) => "list".into(),
             ObjKind::Dict(_) => "dict".into(),
+            ObjKind::Sentinel => "object".into(),
         }
     }
 

@@ -332,7 +332,7 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
     let _ =
         writeln!(out, "{} on the output of {}.{}: {verdict}", report.value, report.entry, report.methods.join(", "));
     let bad = report.rows.iter().filter(|r| !matches!(r.verdict, Verdict::Once)).count();
-    if report.rows.len() > 1 || bad > 0 {
+    if bad > 0 {
         let _ = writeln!(out, "  {} of {} groups of configurations are not ONCE", bad, report.rows.len());
     }
     let _ = writeln!(out, "\nconfigurations:");

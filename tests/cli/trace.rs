@@ -192,6 +192,16 @@ fn skipping_empty_batches_or_a_factor_of_one_is_not_a_missing_application() {
 }
 
 #[test]
+fn a_sentinel_is_itself_and_nothing_else() {
+    // `_UNSET = object()`; `if forced is _UNSET` must not become a configuration.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "OverridableMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let json = out.json();
+    let atoms: Vec<&str> = json["atoms"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
+    assert_eq!(atoms, ["forced_backend() == \"reference\""]);
+}
+
+#[test]
 fn the_example_in_the_readme() {
     let out = run(&crate::example(), &["trace", "routed_scaling_factor", "--entry", "TinyMoeForCausalLM"]);
     assert_eq!(out.code, 1);
