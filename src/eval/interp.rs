@@ -126,6 +126,9 @@ pub struct Interp<'r, 'a> {
     pub base: Cond,
     /// Objects numbered below this existed before the current call started.
     pub heap_mark: HeapId,
+    /// Per atom, how many branches split on it (both arms feasible): what to `--assume` first
+    /// when the evaluation is too large.
+    pub splits: FxHashMap<usize, usize>,
 }
 
 impl<'r, 'a> Interp<'r, 'a> {
@@ -155,6 +158,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             pipeline_state: None,
             base: Cond::TRUE,
             heap_mark: 0,
+            splits: FxHashMap::default(),
         }
     }
 
@@ -324,6 +328,15 @@ impl<'r, 'a> Interp<'r, 'a> {
     /// call's own condition too.
     pub fn gate(&self, id: HeapId, pc: &Cond) -> Cond {
         if id < self.heap_mark { pc.and(&self.base) } else { *pc }
+    }
+
+    /// Counts a branch on `test` whose two arms both run in some configuration.
+    pub fn note_split(&mut self, test: &Cond, yes: &Cond, no: &Cond) {
+        if self.conds.feasible(yes) && self.conds.feasible(no) {
+            for atom in self.conds.support(test) {
+                *self.splits.entry(atom).or_default() += 1;
+            }
+        }
     }
 
     /// Records that the code raises where `pc` holds (in the current call).

@@ -64,6 +64,9 @@ pub struct TraceReport {
     /// Parts of the output (`[1]`, `.topk_ids`) that take no part in scaling in any
     /// configuration; the verdict leaves them out.
     pub untouched_outputs: Vec<String>,
+    /// When a bound stopped the evaluation: the atoms it branched on most, to fix first with
+    /// `--assume` (empty otherwise).
+    pub widest_splits: Vec<SplitOut>,
     /// Conditions under which the number of applications cannot matter (the value is 1, the
     /// data is empty): left out of the rows, each with why.
     pub vacuous: Vec<VacuousOut>,
@@ -89,6 +92,17 @@ pub struct Row {
     /// Why the row is UNKNOWN, when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+
+/// Atoms listed in `widest_splits`.
+const MAX_SPLITS_SHOWN: usize = 12;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SplitOut {
+    pub name: String,
+    pub assume_as: String,
+    /// Branches whose two arms both ran, split on this atom.
+    pub branches: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -283,7 +297,9 @@ fn collect_nums(
         return;
     }
     match value {
-        Value::Num(n) => out.push((*cond, n.clone(), path.to_string())),
+        // Data is what gets scaled; scalars an output object carries along (a config value, the
+        // factor itself kept for later) are not part of the answer.
+        Value::Num(n) if n.tensor || path.is_empty() => out.push((*cond, n.clone(), path.to_string())),
         Value::Tuple(items) => {
             for (i, g) in items.iter().enumerate() {
                 let path = format!("{path}[{i}]");
@@ -354,7 +370,8 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     let untouched_outputs: Vec<String> = if touched_paths.is_empty() {
         Vec::new()
     } else {
-        all_paths.difference(&touched_paths).map(|p| p.to_string()).collect()
+        // The output itself is never left out: unscaled there is NEVER.
+        all_paths.difference(&touched_paths).filter(|p| !p.is_empty()).map(|p| p.to_string()).collect()
     };
     for (c, nums, unknown) in collected.iter() {
         let had_data = !nums.is_empty();
@@ -538,6 +555,21 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         }
     }
     let atoms = atom_names.into_iter().map(|name| AtomOut { assume_as: assume_spelling(&name), name }).collect();
+    // When the evaluation was cut short, the atoms it split on most are what to fix first.
+    let widest_splits: Vec<SplitOut> = if budget_spent {
+        let mut counted: Vec<(usize, usize)> = interp.splits.iter().map(|(&a, &n)| (a, n)).collect();
+        counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        counted
+            .into_iter()
+            .take(MAX_SPLITS_SHOWN)
+            .map(|(atom, branches)| {
+                let name = interp.conds.literal(atom, true);
+                SplitOut { assume_as: assume_spelling(&name), name, branches }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let assumptions = interp
         .assumes
         .iter()
@@ -559,6 +591,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         atoms,
         assumptions,
         untouched_outputs,
+        widest_splits,
         vacuous: conds
             .vacuous()
             .iter()

@@ -79,6 +79,7 @@ impl Interp<'_, '_> {
                 let mut rest = pc.clone();
                 let t = self.truthy(&test, self.loc(frame.file, &*node.test));
                 let yes = rest.and(&t);
+                self.note_split(&t, &yes, &rest.and(&t.not()));
                 if self.conds.feasible(&yes) {
                     self.exec_block(frame, &node.body, &yes);
                 }
@@ -92,6 +93,7 @@ impl Interp<'_, '_> {
                             let test = self.eval(frame, test_expr, &rest);
                             let t = self.truthy(&test, self.loc(frame.file, test_expr));
                             let yes = rest.and(&t);
+                            self.note_split(&t, &yes, &rest.and(&t.not()));
                             if self.conds.feasible(&yes) {
                                 self.exec_block(frame, &clause.body, &yes);
                             }

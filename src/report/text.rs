@@ -387,6 +387,18 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
             }
         }
     }
+    if !report.widest_splits.is_empty() {
+        let _ = writeln!(out, "\nthe evaluation branched most on these atoms (fixing some with --assume narrows it):");
+        for split in &report.widest_splits {
+            let _ = writeln!(
+                out,
+                "  {:>5} branches  {}   --assume {}",
+                split.branches,
+                short(&split.name),
+                split.assume_as
+            );
+        }
+    }
     if !report.vacuous.is_empty() {
         let _ = writeln!(out, "\nleft out of the table (the count cannot matter there):");
         for v in &report.vacuous {

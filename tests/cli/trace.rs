@@ -202,6 +202,40 @@ fn a_sentinel_is_itself_and_nothing_else() {
 }
 
 #[test]
+fn a_trace_cut_short_names_the_atoms_to_assume_first() {
+    // More tests than the atom bound: the evaluation is cut short, and says which atom it
+    // branched on most.
+    let mut body = String::new();
+    for i in 0..4100 {
+        body.push_str(&format!("        if config.flag_{i}:\n            x = x + 0\n"));
+        if i % 80 == 0 {
+            body.push_str("        if config.hot:\n            x = x + 0\n");
+        }
+    }
+    let source = format!(
+        "import torch\nfrom torch import nn\n\nclass Wide(nn.Module):\n    def __init__(self, config):\n        super().__init__()\n        self.config = config\n        self.routed_scaling_factor = config.routed_scaling_factor\n\n    def forward(self, x):\n        config = self.config\n{body}        return x * self.routed_scaling_factor\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("wide")).unwrap();
+    std::fs::write(dir.path().join("wide/__init__.py"), "").unwrap();
+    std::fs::write(dir.path().join("wide/model.py"), source).unwrap();
+    let out = run(dir.path(), &["trace", "routed_scaling_factor", "--entry", "Wide", "--format", "json"]);
+    let json = out.json();
+    assert_eq!((out.code, json["verdict"].as_str().unwrap()), (3, "UNKNOWN"), "{}", out.stdout);
+    let top = &json["widest_splits"][0];
+    assert_eq!(top["name"], "config.hot");
+    assert_eq!(top["branches"], 52);
+    assert_eq!(top["assume_as"], "config.hot=true");
+}
+
+#[test]
+fn carrying_the_factor_next_to_unscaled_data_is_not_applying_it() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "DeferredMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(out.json()["untouched_outputs"], serde_json::json!([]));
+}
+
+#[test]
 fn the_example_in_the_readme() {
     let out = run(&crate::example(), &["trace", "routed_scaling_factor", "--entry", "TinyMoeForCausalLM"]);
     assert_eq!(out.code, 1);
