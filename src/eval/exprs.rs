@@ -373,6 +373,20 @@ impl Interp<'_, '_> {
                 self.conds.falsity()
             }
             (Value::Obj(a), Is | Eq, Value::Obj(b)) => self.conds.constant(a == b),
+            // A class of the tree is not a class outside it.
+            (Value::Class(_), Is | Eq, Value::External(_)) | (Value::External(_), Is | Eq, Value::Class(_)) => {
+                self.conds.falsity()
+            }
+            // `key in d` for a dict the evaluator built: where the key is present.
+            (Value::Const(Constant::Str(key)), In, Value::Obj(id))
+                if matches!(self.heap[*id as usize].kind, ObjKind::Dict(_)) =>
+            {
+                let ObjKind::Dict(entries) = &self.heap[*id as usize].kind else { unreachable!() };
+                match entries.iter().find(|(k, _)| k.as_ref() == key.as_str()) {
+                    Some((_, g)) => g.coverage(&self.conds),
+                    None => self.conds.falsity(),
+                }
+            }
             // A value is itself; a sentinel (`object()`) equals nothing else.
             (Value::Sym(a), Is | Eq, Value::Sym(b)) if a == b => self.conds.truth(),
             (Value::Obj(id), Is | Eq, Value::Const(_)) | (Value::Const(_), Is | Eq, Value::Obj(id))
@@ -580,6 +594,9 @@ impl Interp<'_, '_> {
                 g.restrict(&self.conds, pc)
             }
             Value::Namespace(package) => G::under(pc.clone(), self.module_value(&format!("{package}.{attr}"))),
+            Value::Class(class) if matches!(attr, "__mro__" | "__dict__" | "__name__") => {
+                G::under(*pc, self.class_introspection(*class, attr, loc))
+            }
             Value::Class(class) => match self.class_attr(*class, attr, loc) {
                 Some((_, g)) => {
                     let class = *class;
@@ -987,4 +1004,35 @@ fn vacuous_test(left: &Value, right: &Value, left_text: &str) -> Option<&'static
         return Some("the data is empty: there is nothing to scale");
     }
     None
+}
+
+impl Interp<'_, '_> {
+    /// `cls.__mro__` (the classes of the tree in method resolution order, then the outside
+    /// bases), `cls.__dict__` (the names its body defines), `cls.__name__`: dispatch code walks
+    /// these to find which class provides a method.
+    fn class_introspection(&mut self, class: crate::index::ClassId, attr: &str, loc: Loc) -> Value {
+        match attr {
+            "__mro__" => {
+                let mro = self.resolver.mro(class);
+                let mut items: Vec<G> = mro.classes.iter().map(|c| G::one(&self.conds, Value::Class(*c))).collect();
+                items.extend(mro.external.iter().map(|e| G::one(&self.conds, Value::External(Rc::from(e.as_str())))));
+                Value::Tuple(Rc::new(items))
+            }
+            "__dict__" => {
+                let names: Vec<Rc<str>> = {
+                    let mut names: Vec<Rc<str>> =
+                        self.index.class(class).body.iter().map(|b| Rc::from(b.name.as_str())).collect();
+                    names.sort();
+                    names.dedup();
+                    names
+                };
+                let entries = names
+                    .into_iter()
+                    .map(|name| (name, G::one(&self.conds, Value::unknown("class body entry"))))
+                    .collect();
+                Value::Obj(self.alloc(ObjKind::Dict(entries), loc))
+            }
+            _ => Value::Const(Constant::Str(self.index.class(class).name.to_string())),
+        }
+    }
 }

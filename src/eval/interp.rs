@@ -88,6 +88,9 @@ pub struct Frame {
     pub alive: Cond,
     /// The condition under which the current loop iteration has not broken or continued.
     pub loop_alive: Cond,
+    /// The condition under which the current loop iteration hit `break` (an unrolled loop
+    /// stops there; `continue` goes on with the next element).
+    pub loop_broken: Cond,
     /// Locals holding freshly allocated floating-point tensors (`torch.empty(...)`): an
     /// outside kernel called for its effect writes its result into them.
     pub buffers: rustc_hash::FxHashSet<Name>,
@@ -387,6 +390,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             returns: G::empty(),
             alive: self.conds.truth(),
             loop_alive: self.conds.truth(),
+            loop_broken: self.conds.falsity(),
             buffers: Default::default(),
         }
     }

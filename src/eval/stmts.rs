@@ -1,10 +1,11 @@
 //! Executing statements: assignments gated by the path condition, `if` as two gated arms,
-//! `return`/`raise`/`assert` narrowing what stays alive, loops as one abstract iteration.
+//! `return`/`raise`/`assert` narrowing what stays alive; loops over a short known sequence run
+//! once per element, other loops as one abstract iteration.
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::cond::Cond;
-use super::interp::{Frame, Interp};
+use super::interp::{Frame, Interp, ObjKind};
 use super::value::*;
 
 impl Interp<'_, '_> {
@@ -106,6 +107,10 @@ impl Interp<'_, '_> {
             Stmt::For(node) => {
                 let iterable = self.eval(frame, &node.iter, pc);
                 let iter_loc = self.loc(frame.file, &*node.iter);
+                if let Some(items) = self.small_sequence(&iterable) {
+                    self.unrolled_loop(frame, node, items, pc);
+                    return;
+                }
                 let element = self.iter_element(&iterable, pc, iter_loc, &node.target);
                 self.assign_target(frame, &node.target, element, pc);
                 self.loop_body(frame, &node.body, pc);
@@ -120,7 +125,11 @@ impl Interp<'_, '_> {
                 }
                 self.exec_block(frame, &node.orelse, &pc.and(&t.not()));
             }
-            Stmt::Break(_) | Stmt::Continue(_) => frame.loop_alive = frame.loop_alive.and(&pc.not()),
+            Stmt::Break(_) => {
+                frame.loop_alive = frame.loop_alive.and(&pc.not());
+                frame.loop_broken = frame.loop_broken.or(pc);
+            }
+            Stmt::Continue(_) => frame.loop_alive = frame.loop_alive.and(&pc.not()),
             Stmt::With(node) => {
                 for item in &node.items {
                     let value = self.eval(frame, &item.context_expr, pc);
@@ -206,12 +215,52 @@ impl Interp<'_, '_> {
 
     /// One abstract iteration of a loop body; `break`/`continue` end the iteration.
     fn loop_body(&mut self, frame: &mut Frame, body: &[Stmt], pc: &Cond) {
-        let outer = frame.loop_alive.clone();
+        let outer = (frame.loop_alive, frame.loop_broken);
         frame.loop_alive = self.conds.truth();
+        frame.loop_broken = self.conds.falsity();
         self.exec_block(frame, body, pc);
-        frame.loop_alive = outer;
+        (frame.loop_alive, frame.loop_broken) = outer;
+    }
+
+    /// The elements of a tuple or list the evaluator built, when it is one value with few
+    /// enough elements to run the loop over each in order.
+    fn small_sequence(&self, iterable: &G) -> Option<Vec<G>> {
+        let items = match iterable.single()? {
+            Value::Tuple(items) => items.as_ref().clone(),
+            Value::Obj(id) => match &self.heap[*id as usize].kind {
+                ObjKind::List(items) => items.clone(),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        (items.len() <= MAX_UNROLLED).then_some(items)
+    }
+
+    /// `for x in (a, b, c)`: the body once per element, in order, each iteration under the
+    /// condition that no earlier one broke out or returned — so a search loop
+    /// (`for klass in type(self).__mro__: if name in klass.__dict__: return ...`) finds the
+    /// first match, as Python does. `else` runs where the loop did not break.
+    fn unrolled_loop(&mut self, frame: &mut Frame, node: &ast::StmtFor, items: Vec<G>, pc: &Cond) {
+        let mut going = *pc;
+        for item in items {
+            if !self.conds.feasible(&going.and(&frame.alive)) {
+                break;
+            }
+            let element = item.restrict(&self.conds, &going);
+            self.assign_target(frame, &node.target, element, &going);
+            let outer = (frame.loop_alive, frame.loop_broken);
+            frame.loop_alive = self.conds.truth();
+            frame.loop_broken = self.conds.falsity();
+            self.exec_block(frame, &node.body, &going);
+            going = going.and(&frame.loop_broken.not());
+            (frame.loop_alive, frame.loop_broken) = outer;
+        }
+        self.exec_block(frame, &node.orelse, &going);
     }
 }
+
+/// Loops over a known sequence at most this long run once per element.
+const MAX_UNROLLED: usize = 8;
 
 /// Handlers that do more than `pass`/`raise`/log are worth mentioning as not evaluated.
 fn handlers_matter(handlers: &[ast::ExceptHandler]) -> bool {

@@ -236,6 +236,18 @@ fn carrying_the_factor_next_to_unscaled_data_is_not_applying_it() {
 }
 
 #[test]
+fn a_dispatch_that_walks_the_mro_finds_the_first_class_defining_the_method() {
+    // `for klass in type(self).__mro__: if name in klass.__dict__: return ...` runs once per
+    // class, in order: no configuration is made of it.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.dispatch.ScaleOp"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["atoms"], serde_json::json!([]));
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.dispatch.RescaledOp"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
+}
+
+#[test]
 fn the_example_in_the_readme() {
     let out = run(&crate::example(), &["trace", "routed_scaling_factor", "--entry", "TinyMoeForCausalLM"]);
     assert_eq!(out.code, 1);
