@@ -7,7 +7,14 @@ set -euo pipefail
 version="${SGLANG_VERSION:-0.5.23}"
 top="$(cd "$(dirname "$0")/.." && pwd)"
 dest="${SGLANG_TREE:-$top/target/testbeds/sglang-$version}"
-if [ -f "$dest/sglang/srt/models/deepseek_v4.py" ]; then
+mkdir -p "$(dirname "$dest")"
+# Several tests may ask at once: one downloads, the others wait for it.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$dest.lock"
+  flock 9
+fi
+# The marker is written last: a tree without it is incomplete and is fetched again.
+if [ -f "$dest/.complete" ]; then
   echo "$dest"
   exit 0
 fi
@@ -24,8 +31,8 @@ if ! "$python" -m pip download --quiet --no-deps --only-binary=:all: --python-ve
   exit 3
 fi
 wheel="$(ls "$work"/sglang-"$version"-*.whl | head -n 1)"
-mkdir -p "$dest.partial"
-"$python" -m zipfile -e "$wheel" "$dest.partial"
+"$python" -m zipfile -e "$wheel" "$work/tree"
+touch "$work/tree/.complete"
 rm -rf "$dest"
-mv "$dest.partial" "$dest"
+mv "$work/tree" "$dest"
 echo "$dest"

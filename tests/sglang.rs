@@ -7,14 +7,19 @@ use std::process::Command;
 
 use serde_json::Value;
 
+/// The unpacked wheel, fetched once per test run (the script also locks against other runs).
 fn sglang_tree() -> Option<PathBuf> {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/fetch-sglang.sh");
-    let out = Command::new("bash").arg(script).output().ok()?;
-    if !out.status.success() {
-        eprintln!("SKIPPED: SGLang 0.5.23 is not available ({})", String::from_utf8_lossy(&out.stderr).trim());
-        return None;
-    }
-    Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+    static TREE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    TREE.get_or_init(|| {
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/fetch-sglang.sh");
+        let out = Command::new("bash").arg(script).output().ok()?;
+        if !out.status.success() {
+            eprintln!("SKIPPED: SGLang 0.5.23 is not available ({})", String::from_utf8_lossy(&out.stderr).trim());
+            return None;
+        }
+        Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+    })
+    .clone()
 }
 
 fn query(tree: &PathBuf, args: &[&str]) -> Value {
