@@ -132,6 +132,8 @@ pub struct Interp<'r, 'a> {
     /// Per atom, how many branches split on it (both arms feasible): what to `--assume` first
     /// when the evaluation is too large.
     pub splits: FxHashMap<usize, usize>,
+    /// The object standing for an unknown value seen as an instance of a class.
+    abstracts: FxHashMap<(ClassId, SymId), HeapId>,
 }
 
 impl<'r, 'a> Interp<'r, 'a> {
@@ -162,6 +164,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             base: Cond::TRUE,
             heap_mark: 0,
             splits: FxHashMap::default(),
+            abstracts: FxHashMap::default(),
         }
     }
 
@@ -228,8 +231,14 @@ impl<'r, 'a> Interp<'r, 'a> {
 
     /// An object known only by its class (its fields read as symbols under `base`).
     pub fn abstract_object(&mut self, class: ClassId, base: SymId) -> Value {
+        // One unknown value seen as one class is one object, however often it is met: calls on
+        // it and reads from it then name the same symbols (the same facts, the same atoms).
+        if let Some(&id) = self.abstracts.get(&(class, base)) {
+            return Value::Obj(id);
+        }
         let created = Loc { file: class.file, span: self.index.class(class).name_range };
         let id = self.alloc(ObjKind::Abstract(class, base), created);
+        self.abstracts.insert((class, base), id);
         Value::Obj(id)
     }
 

@@ -248,6 +248,20 @@ fn a_dispatch_that_walks_the_mro_finds_the_first_class_defining_the_method() {
 }
 
 #[test]
+fn one_unknown_backend_asked_in_three_places_is_one_atom() {
+    // `get_backend().is_fused()` in __init__, in forward and in a helper: the same fact.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "BackendMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("TWICE".into(), 2, "get_backend().is_fused()".into()),
+            ("NEVER".into(), 0, "not get_backend().is_fused()".into())
+        ]
+    );
+}
+
+#[test]
 fn the_example_in_the_readme() {
     let out = run(&crate::example(), &["trace", "routed_scaling_factor", "--entry", "TinyMoeForCausalLM"]);
     assert_eq!(out.code, 1);
