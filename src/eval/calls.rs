@@ -285,13 +285,16 @@ impl Interp<'_, '_> {
         {
             return self.call_external(&path, receiver, args, pc, loc);
         }
-        if !self.worth_evaluating(func, receiver.as_ref(), &args) {
-            return self.skipped_call(func, receiver, args, pc, loc);
-        }
         let module = self.index.file(func.file).ast();
         let Some(Stmt::FunctionDef(def)) = stmt_with_range(&module.body, facts.range) else {
             return G::under(pc.clone(), Value::unknown("function body not found"));
         };
+        // A one-line predicate (`return self == Backend.DEEPEP`) is cheaper to evaluate than to
+        // name, and evaluating it relates its answer to the others on the same value (one
+        // backend at a time).
+        if !is_simple_predicate(&def.body) && !self.worth_evaluating(func, receiver.as_ref(), &args) {
+            return self.skipped_call(func, receiver, args, pc, loc);
+        }
         if contains_yield(&def.body) {
             self.blocker(loc, format!("{} is a generator: not followed", self.index.function_path(func)));
             return G::under(pc.clone(), Value::unknown("generator"));
@@ -746,13 +749,28 @@ impl Interp<'_, '_> {
             );
             classes.truncate(MAX_IMPLEMENTATIONS);
         }
-        let atoms: Vec<Cond> = classes.iter().map(|c| self.class_atom(sym, *c)).collect();
-        self.conds.exactly_one(sym, &atoms);
+        // A single candidate is no choice: no atom, the class is known.
+        if classes.len() > 1 {
+            let atoms: Vec<Cond> = classes.iter().map(|c| self.new_class_atom(sym, *c)).collect();
+            self.conds.exactly_one(sym, &atoms);
+        }
         self.universes.insert(sym, classes.clone());
         classes
     }
 
+    /// "The unknown object `sym` is exactly of `class`": a constant when its universe decides
+    /// it (one candidate, or a class outside the candidates), an atom otherwise.
     pub fn class_atom(&mut self, sym: SymId, class: ClassId) -> Cond {
+        let universe = self.universe(sym);
+        match universe.as_slice() {
+            [] => self.new_class_atom(sym, class),
+            [only] => self.conds.constant(*only == class),
+            _ if !universe.contains(&class) => self.conds.falsity(),
+            _ => self.new_class_atom(sym, class),
+        }
+    }
+
+    fn new_class_atom(&mut self, sym: SymId, class: ClassId) -> Cond {
         let label = self.syms[sym as usize].label();
         let class_name = self.index.class(class).name.to_string();
         self.atom(AtomKey::IsClass(sym, class), || format!("{label} is {class_name}"))
@@ -835,6 +853,32 @@ fn is_assignable(expr: &Expr) -> bool {
 }
 
 /// Functions compiled for a device (`@triton.jit`, `@triton.autotune`, `@triton.heuristics`).
+/// A body that is one `return` of a comparison or a boolean combination of comparisons over
+/// names, attributes and constants (no calls).
+fn is_simple_predicate(body: &[Stmt]) -> bool {
+    fn simple(expr: &Expr) -> bool {
+        match expr {
+            Expr::Compare(c) => simple(&c.left) && c.comparators.iter().all(simple),
+            Expr::BoolOp(b) => b.values.iter().all(simple),
+            Expr::UnaryOp(u) => simple(&u.operand),
+            Expr::Name(_) | Expr::Attribute(_) => !matches!(expr, Expr::Attribute(a) if !simple(&a.value)),
+            Expr::Tuple(t) => t.elts.iter().all(simple),
+            e => e.is_literal_expr(),
+        }
+    }
+    let body = match body {
+        [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
+        _ => body,
+    };
+    match body {
+        [Stmt::Return(ret)] => ret
+            .value
+            .as_deref()
+            .is_some_and(|v| matches!(v, Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_)) && simple(v)),
+        _ => false,
+    }
+}
+
 fn is_device_kernel(func: &crate::index::FunctionFacts) -> bool {
     func.decorators.iter().any(|d| {
         let head = match d {

@@ -336,6 +336,24 @@ impl Interp<'_, '_> {
             NotIn => In,
             other => other,
         };
+        // An object known only as "the unknown value `s`, seen as class C" compares as `s`.
+        let as_sym = |this: &Self, v: &Value| match v {
+            Value::Obj(id) => match this.heap[*id as usize].kind {
+                ObjKind::Abstract(_, s) => Some(Value::Sym(s)),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(sym) = as_sym(self, left) {
+            if matches!(right, Value::Const(_) | Value::Sym(_)) {
+                return self.compare_values(&sym, op, right, left_text, right_text, loc);
+            }
+        }
+        if let Some(sym) = as_sym(self, right) {
+            if matches!(left, Value::Const(_) | Value::Sym(_)) {
+                return self.compare_values(left, op, &sym, left_text, right_text, loc);
+            }
+        }
         let holds = match (left, base, right) {
             (Value::Const(a), Eq | Is, Value::Const(b)) => self.conds.constant(consts_equal(a, b)),
             (Value::Sym(s), Eq | Is, Value::Const(c)) | (Value::Const(c), Eq | Is, Value::Sym(s)) => {

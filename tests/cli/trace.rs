@@ -255,10 +255,20 @@ fn one_unknown_backend_asked_in_three_places_is_one_atom() {
     assert_eq!(
         rows(&out),
         [
-            ("TWICE".into(), 2, "get_backend().is_fused()".into()),
-            ("NEVER".into(), 0, "not get_backend().is_fused()".into())
+            ("TWICE".into(), 2, "get_backend() == \"fused\"".into()),
+            ("NEVER".into(), 0, "not (get_backend() == \"fused\")".into())
         ]
     );
+}
+
+#[test]
+fn predicates_on_one_value_exclude_each_other() {
+    // `is_fused()` and `is_none()` are one-line predicates on the same value: evaluated, they
+    // become equalities of one symbol, which cannot both hold.
+    let (_, _, out) = trace("trace/router", &["--entry", "ExclusiveMoE"]);
+    let rows = rows(&out);
+    assert!(!rows.iter().any(|r| r.0 == "TWICE"), "{rows:?}");
+    assert!(rows.contains(&("ONCE".into(), 1, "get_backend() == \"none\"".into())), "{rows:?}");
 }
 
 #[test]
