@@ -285,16 +285,13 @@ impl Interp<'_, '_> {
         {
             return self.call_external(&path, receiver, args, pc, loc);
         }
+        if !self.worth_evaluating(func, receiver.as_ref(), &args) {
+            return self.skipped_call(func, receiver, args, pc, loc);
+        }
         let module = self.index.file(func.file).ast();
         let Some(Stmt::FunctionDef(def)) = stmt_with_range(&module.body, facts.range) else {
             return G::under(pc.clone(), Value::unknown("function body not found"));
         };
-        // A one-line predicate (`return self == Backend.DEEPEP`) is cheaper to evaluate than to
-        // name, and evaluating it relates its answer to the others on the same value (one
-        // backend at a time).
-        if !is_simple_predicate(&def.body) && !self.worth_evaluating(func, receiver.as_ref(), &args) {
-            return self.skipped_call(func, receiver, args, pc, loc);
-        }
         if contains_yield(&def.body) {
             self.blocker(loc, format!("{} is a generator: not followed", self.index.function_path(func)));
             return G::under(pc.clone(), Value::unknown("generator"));
@@ -354,14 +351,16 @@ impl Interp<'_, '_> {
         let mut captured = (*lambda.captured).clone();
         if let Some(parameters) = &node.parameters {
             let mut positional = args.positional.iter();
-            for param in parameters.posonlyargs.iter().chain(parameters.args.iter()) {
+            let by_position = parameters.posonlyargs.iter().chain(parameters.args.iter()).map(|p| (p, true));
+            let by_keyword = parameters.kwonlyargs.iter().map(|p| (p, false));
+            for (param, takes_positional) in by_position.chain(by_keyword) {
                 let name = &param.parameter.name.id;
                 let value = args
                     .keywords
                     .iter()
                     .find(|(k, _)| k == name)
                     .map(|(_, a)| a.value.clone())
-                    .or_else(|| positional.next().map(|a| a.value.clone()))
+                    .or_else(|| if takes_positional { positional.next().map(|a| a.value.clone()) } else { None })
                     .or_else(|| {
                         param.default.as_deref().map(|d| {
                             let mut defaults = self.frame(None, lambda.loc.file);
@@ -371,16 +370,6 @@ impl Interp<'_, '_> {
                     .unwrap_or_else(|| {
                         G::under(pc.clone(), Value::unknown(format!("lambda parameter `{name}` not given")))
                     });
-                captured.insert(name.clone(), value);
-            }
-            for param in parameters.kwonlyargs.iter() {
-                let name = &param.parameter.name.id;
-                let value = args
-                    .keywords
-                    .iter()
-                    .find(|(k, _)| k == name)
-                    .map(|(_, a)| a.value.clone())
-                    .unwrap_or_else(|| G::under(pc.clone(), Value::unknown("lambda keyword not given")));
                 captured.insert(name.clone(), value);
             }
         }
@@ -463,9 +452,7 @@ impl Interp<'_, '_> {
     ) {
         let mut params: Vec<crate::index::Param> = params.to_vec();
         if let Some(receiver) = receiver {
-            if !params.is_empty()
-                && matches!(params[0].kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)
-            {
+            if params.first().is_some_and(|p| p.takes_positional()) {
                 let first = params.remove(0);
                 frame.locals.insert(first.name, G::under(pc.clone(), receiver));
             }
@@ -474,12 +461,7 @@ impl Interp<'_, '_> {
         let mut given: Vec<Option<G>> = vec![None; params.len()];
         let mut extra_positional: Vec<G> = Vec::new();
         let mut extra_keywords: Vec<(Rc<str>, G)> = Vec::new();
-        let positional: Vec<usize> = params
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword))
-            .map(|(i, _)| i)
-            .collect();
+        let positional = crate::index::positional_slots(&params);
         for (i, arg) in args.positional.iter().enumerate() {
             let value = self.note_argument(
                 &arg.value,
@@ -494,10 +476,7 @@ impl Interp<'_, '_> {
         }
         for (name, arg) in &args.keywords {
             let value = self.note_argument(&arg.value, arg.loc.unwrap_or(loc), &qualname, name.as_str());
-            match params.iter().position(|p| {
-                p.name == *name
-                    && !matches!(p.kind, ParamKind::PositionalOnly | ParamKind::VarPositional | ParamKind::VarKeyword)
-            }) {
+            match crate::index::keyword_slot(&params, name.as_str()) {
                 Some(p) => given[p] = Some(value),
                 None => extra_keywords.push((Rc::from(name.as_str()), value)),
             }
@@ -516,13 +495,7 @@ impl Interp<'_, '_> {
                 for (key, entry) in entries {
                     let entry = entry.restrict(&self.conds, &c);
                     let entry = self.note_argument(&entry, loc, &qualname, &key);
-                    match params.iter().position(|p| {
-                        p.name.as_str() == key.as_ref()
-                            && !matches!(
-                                p.kind,
-                                ParamKind::PositionalOnly | ParamKind::VarPositional | ParamKind::VarKeyword
-                            )
-                    }) {
+                    match crate::index::keyword_slot(&params, &key) {
                         Some(p) => {
                             // The entry may be present only under some conditions: overlay it.
                             let covered = entry.coverage(&self.conds);
@@ -853,32 +826,6 @@ fn is_assignable(expr: &Expr) -> bool {
 }
 
 /// Functions compiled for a device (`@triton.jit`, `@triton.autotune`, `@triton.heuristics`).
-/// A body that is one `return` of a comparison or a boolean combination of comparisons over
-/// names, attributes and constants (no calls).
-fn is_simple_predicate(body: &[Stmt]) -> bool {
-    fn simple(expr: &Expr) -> bool {
-        match expr {
-            Expr::Compare(c) => simple(&c.left) && c.comparators.iter().all(simple),
-            Expr::BoolOp(b) => b.values.iter().all(simple),
-            Expr::UnaryOp(u) => simple(&u.operand),
-            Expr::Name(_) | Expr::Attribute(_) => !matches!(expr, Expr::Attribute(a) if !simple(&a.value)),
-            Expr::Tuple(t) => t.elts.iter().all(simple),
-            e => e.is_literal_expr(),
-        }
-    }
-    let body = match body {
-        [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
-        _ => body,
-    };
-    match body {
-        [Stmt::Return(ret)] => ret
-            .value
-            .as_deref()
-            .is_some_and(|v| matches!(v, Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_)) && simple(v)),
-        _ => false,
-    }
-}
-
 fn is_device_kernel(func: &crate::index::FunctionFacts) -> bool {
     func.decorators.iter().any(|d| {
         let head = match d {

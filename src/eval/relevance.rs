@@ -8,14 +8,17 @@
 //! - its code mentions the value's name, or calls (as far as resolution can tell) code that
 //!   does — that covers flags such as `should_fuse_routed_scaling_factor_in_topk` and reads of
 //!   `config.routed_scaling_factor`;
-//! - it is a factory (returns classes or functions), since structure decides what runs later.
+//! - it is a factory (returns classes or functions), since structure decides what runs later;
+//! - it is a one-line predicate (`return self == Backend.DEEPEP`): cheaper to evaluate than to
+//!   name, and evaluated, its answer is an equality on the value it tests, which excludes the
+//!   other predicates on that value (one backend at a time).
 //!
 //! Any other call is an outside computation on the data it receives: scales pass through, no
 //! application happens in it, and a condition on its result is an atom named by the call.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use ruff_python_ast::Expr;
+use ruff_python_ast::{Expr, Stmt};
 
 use super::calls::Args;
 use super::interp::{Interp, ObjKind};
@@ -32,6 +35,7 @@ pub struct Relevance {
     factories: FxHashMap<FuncId, bool>,
     in_progress: FxHashSet<FuncId>,
     class_mentions: FxHashMap<ClassId, bool>,
+    predicates: FxHashMap<FuncId, bool>,
 }
 
 impl Interp<'_, '_> {
@@ -73,7 +77,21 @@ impl Interp<'_, '_> {
                 return true;
             }
         }
-        self.is_factory(func) || self.mentions(func, 0)
+        self.is_factory(func) || self.mentions(func, 0) || self.is_predicate(func)
+    }
+
+    fn is_predicate(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.predicates.get(&func) {
+            return known;
+        }
+        let module = self.index.file(func.file).ast();
+        let range = self.index.function(func).range;
+        let found = matches!(
+            crate::syntax::stmt_with_range(&module.body, range),
+            Some(ruff_python_ast::Stmt::FunctionDef(def)) if is_simple_predicate(&def.body)
+        );
+        self.relevance.predicates.insert(func, found);
+        found
     }
 
     /// Whether constructing or calling an instance of `class` can matter.
@@ -268,5 +286,31 @@ fn collect_calls(body: &[ruff_python_ast::Stmt], out: &mut Vec<Expr>) {
     let mut calls = Calls { out, depth: 0 };
     for stmt in body {
         calls.visit_stmt(stmt);
+    }
+}
+
+/// A body that is one `return` of a comparison or a boolean combination of comparisons over
+/// names, attributes and constants (no calls).
+fn is_simple_predicate(body: &[Stmt]) -> bool {
+    fn simple(expr: &Expr) -> bool {
+        match expr {
+            Expr::Compare(c) => simple(&c.left) && c.comparators.iter().all(simple),
+            Expr::BoolOp(b) => b.values.iter().all(simple),
+            Expr::UnaryOp(u) => simple(&u.operand),
+            Expr::Name(_) | Expr::Attribute(_) => !matches!(expr, Expr::Attribute(a) if !simple(&a.value)),
+            Expr::Tuple(t) => t.elts.iter().all(simple),
+            e => e.is_literal_expr(),
+        }
+    }
+    let body = match body {
+        [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
+        _ => body,
+    };
+    match body {
+        [Stmt::Return(ret)] => ret
+            .value
+            .as_deref()
+            .is_some_and(|v| matches!(v, Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_)) && simple(v)),
+        _ => false,
     }
 }

@@ -284,16 +284,18 @@ fn entry_args(interp: &mut Interp, func: crate::index::FuncId, state: Option<Val
 
 /// The numbers an output value holds (through tuples, objects, lists and dicts), each with
 /// where it sits in the output (`[0]`, `.topk_weights`; empty for the output itself).
+#[allow(clippy::too_many_arguments)]
 fn collect_nums(
     interp: &Interp,
     value: &Value,
     path: &str,
+    depth: usize,
     seen: &mut Vec<HeapId>,
     out: &mut Vec<(Cond, Rc<Num>, String)>,
     cond: &Cond,
     unknown: &mut Vec<String>,
 ) {
-    if path.matches(['[', '.']).count() > 6 {
+    if depth > 6 {
         return;
     }
     match value {
@@ -304,7 +306,7 @@ fn collect_nums(
             for (i, g) in items.iter().enumerate() {
                 let path = format!("{path}[{i}]");
                 for (c, v) in g.iter() {
-                    collect_nums(interp, v, &path, seen, out, &cond.and(c), unknown);
+                    collect_nums(interp, v, &path, depth + 1, seen, out, &cond.and(c), unknown);
                 }
             }
         }
@@ -326,7 +328,7 @@ fn collect_nums(
             children.sort_by(|a, b| a.0.cmp(&b.0));
             for (child, g) in children {
                 for (c, v) in g.iter() {
-                    collect_nums(interp, v, &child, seen, out, &cond.and(c), unknown);
+                    collect_nums(interp, v, &child, depth + 1, seen, out, &cond.and(c), unknown);
                 }
             }
         }
@@ -357,7 +359,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     for (c, v) in output.iter() {
         let mut nums = Vec::new();
         let mut unknown = Vec::new();
-        collect_nums(interp, v, "", &mut Vec::new(), &mut nums, c, &mut unknown);
+        collect_nums(interp, v, "", 0, &mut Vec::new(), &mut nums, c, &mut unknown);
         collected.push((*c, nums, unknown));
     }
     // An output with several parts (top-k weights and ids, a tensor and its residual) is judged

@@ -79,12 +79,12 @@ impl Interp<'_, '_> {
                 let test = self.eval(frame, &node.test, pc);
                 let mut rest = pc.clone();
                 let t = self.truthy(&test, self.loc(frame.file, &*node.test));
-                let yes = rest.and(&t);
-                self.note_split(&t, &yes, &rest.and(&t.not()));
+                let (yes, no) = (rest.and(&t), rest.and(&t.not()));
+                self.note_split(&t, &yes, &no);
                 if self.conds.feasible(&yes) {
                     self.exec_block(frame, &node.body, &yes);
                 }
-                rest = rest.and(&t.not());
+                rest = no;
                 for clause in &node.elif_else_clauses {
                     if !self.conds.feasible(&rest) {
                         break;
@@ -93,12 +93,12 @@ impl Interp<'_, '_> {
                         Some(test_expr) => {
                             let test = self.eval(frame, test_expr, &rest);
                             let t = self.truthy(&test, self.loc(frame.file, test_expr));
-                            let yes = rest.and(&t);
-                            self.note_split(&t, &yes, &rest.and(&t.not()));
+                            let (yes, no) = (rest.and(&t), rest.and(&t.not()));
+                            self.note_split(&t, &yes, &no);
                             if self.conds.feasible(&yes) {
                                 self.exec_block(frame, &clause.body, &yes);
                             }
-                            rest = rest.and(&t.not());
+                            rest = no;
                         }
                         None => self.exec_block(frame, &clause.body, &rest),
                     }

@@ -153,6 +153,25 @@ pub struct Param {
     pub range: Span,
 }
 
+impl Param {
+    /// Filled by a positional argument.
+    pub fn takes_positional(&self) -> bool {
+        matches!(self.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)
+    }
+}
+
+/// The indices of the parameters positional arguments fill, in order.
+pub fn positional_slots(params: &[Param]) -> Vec<usize> {
+    params.iter().enumerate().filter(|(_, p)| p.takes_positional()).map(|(i, _)| i).collect()
+}
+
+/// The parameter a keyword argument `name=` binds to (not `**kwargs`).
+pub fn keyword_slot(params: &[Param], name: &str) -> Option<usize> {
+    params.iter().position(|p| {
+        p.name.as_str() == name && matches!(p.kind, ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly)
+    })
+}
+
 #[derive(Clone, Debug)]
 pub struct FunctionFacts {
     pub name: Name,

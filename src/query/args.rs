@@ -73,12 +73,7 @@ pub fn bind<'e>(
     default_file: FileId,
 ) -> Vec<(usize, Vec<RawArg<'e>>)> {
     let mut bound: Vec<Vec<RawArg<'e>>> = params.iter().map(|_| Vec::new()).collect();
-    let positional: Vec<usize> = params
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword))
-        .map(|(i, _)| i)
-        .collect();
+    let positional = crate::index::positional_slots(params);
     let var_positional = params.iter().position(|p| p.kind == ParamKind::VarPositional);
     let var_keyword = params.iter().position(|p| p.kind == ParamKind::VarKeyword);
     let mut unknown_splat: Option<Span> = None;
@@ -114,12 +109,7 @@ pub fn bind<'e>(
     for keyword in arguments.keywords.iter() {
         match &keyword.arg {
             Some(name) => {
-                let target = params.iter().position(|p| {
-                    p.name.as_str() == name.as_str()
-                        && p.kind != ParamKind::PositionalOnly
-                        && p.kind != ParamKind::VarPositional
-                        && p.kind != ParamKind::VarKeyword
-                });
+                let target = crate::index::keyword_slot(params, name.as_str());
                 match target.or(var_keyword) {
                     Some(i) => bound[i].push(here(
                         &keyword.value,
@@ -141,13 +131,7 @@ pub fn bind<'e>(
                 };
                 let func = ctx.function.expect("dict entries come from a function scope");
                 for (n, entry) in entries.iter().enumerate() {
-                    let target = params.iter().position(|p| {
-                        p.name.as_str() == entry.key
-                            && !matches!(
-                                p.kind,
-                                ParamKind::PositionalOnly | ParamKind::VarPositional | ParamKind::VarKeyword
-                            )
-                    });
+                    let target = crate::index::keyword_slot(params, &entry.key);
                     let Some(i) = target.or(var_keyword) else {
                         continue;
                     };
