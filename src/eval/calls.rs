@@ -117,6 +117,7 @@ impl Interp<'_, '_> {
                         args.positional.extend(items.iter().map(|g| Arg { value: g.clone(), loc }))
                     }
                     Some(Value::Obj(id)) if matches!(self.heap[*id as usize].kind, ObjKind::List(_)) => {
+                        self.note_read(*id);
                         let ObjKind::List(items) = self.heap[*id as usize].kind.clone() else { unreachable!() };
                         args.positional.extend(items.into_iter().map(|g| Arg { value: g, loc }));
                     }
@@ -265,6 +266,7 @@ impl Interp<'_, '_> {
             );
         }
         if self.stack.iter().filter(|&&f| f == func).count() >= 2 {
+            self.not_replayable();
             return G::under(
                 pc.clone(),
                 Value::unknown(format!("recursive call of {}", self.index.function_path(func))),
@@ -296,21 +298,32 @@ impl Interp<'_, '_> {
             self.blocker(loc, format!("{} is a generator: not followed", self.index.function_path(func)));
             return G::under(pc.clone(), Value::unknown("generator"));
         }
+        // The body runs relative to the call (below): so do the arguments.
+        let args = self.args_relative_to(args, pc);
         let key = self.call_key(&receiver, &args, loc);
-        let mut frame = self.frame(Some(func), func.file);
-        self.bind_params(&mut frame, func, &facts.params, receiver, args, pc, loc);
-        // The body runs relative to the call: its conditions start from `true`, and the
-        // caller's condition joins the base (see `Interp::base`).
-        let outer = (self.base, self.heap_mark);
-        self.base = self.base.and(pc);
-        self.heap_mark = self.heap.len() as HeapId;
-        let local = Cond::TRUE;
-        self.stack.push(func);
-        self.exec_block(&mut frame, &def.body, &local);
-        self.stack.pop();
-        (self.base, self.heap_mark) = outer;
-        let mut result = frame.returns.restrict(&self.conds, pc);
-        let falls_off = pc.and(&frame.alive);
+        let summary_key = self.summary_key(func, &receiver, &args);
+        let (returns, alive) = match self.replay(&summary_key, pc) {
+            Some(replayed) => replayed,
+            None => {
+                let mut frame = self.frame(Some(func), func.file);
+                self.bind_params(&mut frame, func, &facts.params, receiver, args, &Cond::TRUE, loc);
+                // The body runs relative to the call: its conditions start from `true`, and the
+                // caller's condition joins the base (see `Interp::base`).
+                let outer = (self.base, self.heap_mark);
+                self.base = self.base.and(pc);
+                self.heap_mark = self.heap.len() as HeapId;
+                let local = Cond::TRUE;
+                self.stack.push(func);
+                self.begin_session();
+                self.exec_block(&mut frame, &def.body, &local);
+                self.end_session(Some(summary_key), pc, &frame.returns, frame.alive);
+                self.stack.pop();
+                (self.base, self.heap_mark) = outer;
+                (frame.returns, frame.alive)
+            }
+        };
+        let mut result = returns.restrict(&self.conds, pc);
+        let falls_off = pc.and(&alive);
         if self.conds.feasible(&falls_off) {
             result.push(&self.conds, falls_off, Value::none());
         }
@@ -334,6 +347,19 @@ impl Interp<'_, '_> {
             }
             other => other,
         })
+    }
+
+    fn args_relative_to(&self, mut args: Args, pc: &Cond) -> Args {
+        if pc.is_true() {
+            return args;
+        }
+        for arg in args.positional.iter_mut().chain(args.keywords.iter_mut().map(|(_, a)| a)) {
+            arg.value = arg.value.relative_to(&self.conds, pc);
+        }
+        for splat in &mut args.splats {
+            *splat = splat.relative_to(&self.conds, pc);
+        }
+        args
     }
 
     /// Calls a lambda: its parameters bound like a function's, its body evaluated with the
@@ -422,6 +448,29 @@ impl Interp<'_, '_> {
         format!("{receiver_key}({})", args_key.join(","))
     }
 
+    /// What a call's evaluation depends on besides the objects it reads: the function, the
+    /// receiver and the arguments with their conditions (and where an argument carrying the
+    /// traced value comes from, which its evidence chain records).
+    fn summary_key(&self, func: FuncId, receiver: &Option<Value>, args: &Args) -> String {
+        use std::fmt::Write;
+        let mut key = format!("{func:?}|{receiver:?}");
+        let carries = |g: &G| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced()));
+        for arg in &args.positional {
+            let _ = write!(key, "|{:?}", arg.value);
+            if carries(&arg.value) {
+                let _ = write!(key, "@{:?}", arg.loc);
+            }
+        }
+        for (name, arg) in &args.keywords {
+            let _ = write!(key, "|{name}={:?}", arg.value);
+            if carries(&arg.value) {
+                let _ = write!(key, "@{:?}", arg.loc);
+            }
+        }
+        let _ = write!(key, "|{:?}|{}", args.splats, args.unknown_star);
+        key
+    }
+
     /// Values that decide structure or carry the traced value (never collapsed).
     fn structural(&self, value: &Value) -> bool {
         matches!(
@@ -488,6 +537,7 @@ impl Interp<'_, '_> {
                     unknown_keywords = true;
                     continue;
                 };
+                self.note_read(id);
                 let ObjKind::Dict(entries) = self.heap[id as usize].kind.clone() else {
                     unknown_keywords = true;
                     continue;
@@ -591,6 +641,9 @@ impl Interp<'_, '_> {
             Some((None, params, _)) => {
                 let mut frame = self.frame(None, class.file);
                 let fake = self.alloc_params_frame(&mut frame, &params, args, pc, loc, class);
+                if self.resolver.mro(class).external.iter().any(|e| e.ends_with("NamedTuple")) {
+                    return self.named_tuple(id, &params, fake, pc);
+                }
                 for param in &params {
                     if let Some(g) = fake.get(param.name.as_str()) {
                         self.set_field(id, &param.name, g.clone(), pc);
@@ -600,6 +653,40 @@ impl Interp<'_, '_> {
             None => {}
         }
         G::under(pc.clone(), Value::Obj(id))
+    }
+
+    /// A NamedTuple cannot change once built, so it is a value: the same class built at the same
+    /// place from the same fields is the same object. Its fields are kept relative to where it
+    /// was built (reads go through the condition of the object's alternative), which is what
+    /// lets the same record built on two paths be one alternative instead of two.
+    fn named_tuple(
+        &mut self,
+        id: HeapId,
+        params: &[crate::index::Param],
+        mut fields: rustc_hash::FxHashMap<Name, G>,
+        pc: &Cond,
+    ) -> G {
+        let mut ordered = Vec::with_capacity(params.len());
+        for param in params {
+            if let Some(g) = fields.remove(param.name.as_str()) {
+                ordered.push((param.name.clone(), g.relative_to(&self.conds, pc)));
+            }
+        }
+        let created = self.heap[id as usize].created;
+        let ObjKind::Instance(class) = self.heap[id as usize].kind else { unreachable!("records are instances") };
+        let candidates = self.records.entry((class, created)).or_default().clone();
+        for other in candidates {
+            let object = &self.heap[other as usize];
+            let equal = object.fields.len() == ordered.len()
+                && ordered.iter().all(|(name, g)| object.fields.get(name).is_some_and(|h| h.same_as(g)));
+            if equal {
+                return G::under(*pc, Value::Obj(other));
+            }
+        }
+        self.heap[id as usize].fields = ordered.into_iter().collect();
+        self.shared[id as usize] = true;
+        self.records.entry((class, created)).or_default().push(id);
+        G::under(*pc, Value::Obj(id))
     }
 
     /// Binds record fields like parameters (NamedTuple / dataclass constructors).

@@ -64,6 +64,8 @@ struct Table {
     unique: FxHashMap<Node, u32>,
     cache: FxHashMap<(Op, u32, u32), u32>,
     nots: FxHashMap<u32, u32>,
+    /// Memo of [`Table::restrict`].
+    restricts: FxHashMap<(u32, u32), u32>,
     /// Memo of [`Table::intersects`].
     meets: FxHashMap<(u32, u32), bool>,
     /// New nodes the current operation may still create.
@@ -131,6 +133,55 @@ impl Table {
         }
         let r = self.node(var, lo, hi);
         self.cache.insert(key, r);
+        r
+    }
+
+    /// Coudert and Madre's `restrict`: a function that agrees with `f` wherever `care` holds,
+    /// usually smaller (it drops the tests `care` already decides).
+    fn restrict(&mut self, f: u32, care: u32) -> u32 {
+        if care == TRUE || care == FALSE || f <= TRUE {
+            return f;
+        }
+        if f == care {
+            return TRUE;
+        }
+        if let Some(&r) = self.restricts.get(&(f, care)) {
+            return r;
+        }
+        if self.fuel == 0 {
+            return ABANDONED;
+        }
+        let (fv, cv) = (self.var(f), self.var(care));
+        let r = if cv < fv {
+            // `care` tests a variable `f` does not: any of its cofactors may hold.
+            let (c0, c1) = self.cofactors(care, cv);
+            let either = self.apply(Op::Or, c0, c1);
+            if either == ABANDONED {
+                return ABANDONED;
+            }
+            self.restrict(f, either)
+        } else {
+            let (f0, f1) = self.cofactors(f, fv);
+            let (c0, c1) = self.cofactors(care, fv);
+            if c0 == FALSE {
+                self.restrict(f1, c1)
+            } else if c1 == FALSE {
+                self.restrict(f0, c0)
+            } else {
+                let lo = self.restrict(f0, c0);
+                if lo == ABANDONED {
+                    return ABANDONED;
+                }
+                let hi = self.restrict(f1, c1);
+                if hi == ABANDONED {
+                    return ABANDONED;
+                }
+                self.node(fv, lo, hi)
+            }
+        };
+        if r != ABANDONED {
+            self.restricts.insert((f, care), r);
+        }
         r
     }
 
@@ -263,6 +314,31 @@ impl Cond {
 
     pub fn not(&self) -> Cond {
         Cond(with(|t| t.not(self.0)))
+    }
+
+    /// A condition that agrees with `self` wherever `care` holds, usually smaller; `self`
+    /// itself when computing it would be too large.
+    pub fn simplify_within(&self, care: &Cond) -> Cond {
+        Cond(with(|t| {
+            t.fuel = OP_FUEL.min(HARD_MAX_NODES.saturating_sub(t.nodes.len()));
+            if t.restricts.len() > 2 * HARD_MAX_NODES {
+                t.restricts.clear();
+            }
+            match t.restrict(self.0, care.0) {
+                ABANDONED => self.0,
+                r => r,
+            }
+        }))
+    }
+
+    /// Whether `self and other` can hold (constraints not considered; nothing is built).
+    pub fn meets(&self, other: &Cond) -> bool {
+        with(|t| {
+            if t.meets.len() > 2 * HARD_MAX_NODES {
+                t.meets.clear();
+            }
+            t.intersects(self.0, other.0)
+        })
     }
 
     /// Same function (diagrams are canonical).

@@ -91,6 +91,7 @@ impl Interp<'_, '_> {
                         None => {
                             // `{**other}`: merge the other dict's entries.
                             if let Some(Value::Obj(other)) = value.single() {
+                                self.note_read(*other);
                                 if let ObjKind::Dict(more) = self.heap[*other as usize].kind.clone() {
                                     for (k, g) in more {
                                         set_entry(&mut entries, &k, g, self, pc);
@@ -210,7 +211,12 @@ impl Interp<'_, '_> {
         for (c, v) in iterable.0.clone() {
             let items: Option<Vec<G>> = match &v {
                 Value::Tuple(items) => Some(items.as_ref().clone()),
-                Value::Obj(id) => match &self.heap[*id as usize].kind {
+                Value::Obj(id) => match &{
+                    self.note_read(*id);
+                    &self.heap[*id as usize]
+                }
+                .kind
+                {
                     ObjKind::List(items) => Some(items.clone()),
                     ObjKind::Dict(entries) => Some(
                         entries
@@ -399,6 +405,7 @@ impl Interp<'_, '_> {
             (Value::Const(Constant::Str(key)), In, Value::Obj(id))
                 if matches!(self.heap[*id as usize].kind, ObjKind::Dict(_)) =>
             {
+                self.note_read(*id);
                 let ObjKind::Dict(entries) = &self.heap[*id as usize].kind else { unreachable!() };
                 match entries.iter().find(|(k, _)| k.as_ref() == key.as_str()) {
                     Some((_, g)) => g.coverage(&self.conds),
@@ -495,7 +502,10 @@ impl Interp<'_, '_> {
                             None => Value::unknown("tuple index out of range"),
                         }
                     }
-                    (Value::Obj(id), _) => match self.heap[*id as usize].kind.clone() {
+                    (Value::Obj(id), _) => match {
+                        self.note_read(*id);
+                        self.heap[*id as usize].kind.clone()
+                    } {
                         ObjKind::List(items) => {
                             let i = match &iv {
                                 Value::Const(Constant::Int(i)) => {
@@ -711,18 +721,34 @@ impl Interp<'_, '_> {
 
     /// An attribute of a heap object: its fields where set, class attributes elsewhere.
     fn object_attr(&mut self, id: HeapId, attr: &str, pc: &Cond, loc: Loc) -> G {
-        let object = self.heap[id as usize].clone();
-        let class = match &object.kind {
+        // Only what this read needs (objects can hold many fields).
+        self.note_read(id);
+        let (kind, created, field) = {
+            let object = &self.heap[id as usize];
+            let kind = match &object.kind {
+                ObjKind::Abstract(c, base) => ObjKind::Abstract(*c, *base),
+                ObjKind::Instance(c) => ObjKind::Instance(*c),
+                _ => ObjKind::Sentinel,
+            };
+            (kind, object.created, object.fields.get(attr).cloned())
+        };
+        // An object older than the current call holds conditions as seen from the entry; the
+        // call runs only where `base` holds, so they are read as seen from the call.
+        let field = match field {
+            Some(g) if id < self.heap_mark => Some(g.relative_to(&self.conds, &self.base)),
+            other => other,
+        };
+        let class = match &kind {
             ObjKind::Instance(c) | ObjKind::Abstract(c, _) => Some(*c),
             ObjKind::List(_) | ObjKind::Dict(_) | ObjKind::Sentinel => {
-                return match object.fields.get(attr) {
+                return match field.as_ref() {
                     Some(g) => g.restrict(&self.conds, pc),
                     None => G::under(pc.clone(), Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))),
                 };
             }
         };
         let mut out = G::empty();
-        if let Some(g) = object.fields.get(attr) {
+        if let Some(g) = &field {
             out.extend(&self.conds, g.restrict(&self.conds, pc));
         }
         let covered = out.coverage(&self.conds);
@@ -752,7 +778,7 @@ impl Interp<'_, '_> {
             }
             None => {
                 let label = format!("{}.{attr}", self.object_label(id));
-                let v = match &object.kind {
+                let v = match &kind {
                     ObjKind::Abstract(_, base) => {
                         let display = format!("{}.{attr}", self.syms[*base as usize].label());
                         self.sym(SymKey::Path(*base, attr.to_string()), display, None)
@@ -763,7 +789,7 @@ impl Interp<'_, '_> {
                             Value::unknown(format!("`{label}` is never set"))
                         } else {
                             // An attribute of an outside base class (`self.training`).
-                            self.sym(SymKey::At(object.created, label.clone()), label, None)
+                            self.sym(SymKey::At(created, label.clone()), label, None)
                         }
                     }
                 };
@@ -823,6 +849,8 @@ impl Interp<'_, '_> {
                                 _ => None,
                             };
                             let kind = self.heap[id as usize].kind.clone();
+                            self.note_read(id);
+                            self.touch(id);
                             match (kind, key) {
                                 (ObjKind::Dict(mut entries), Some(key)) => {
                                     let c = self.gate(id, &c);
@@ -866,6 +894,7 @@ impl Interp<'_, '_> {
             match &v {
                 Value::Tuple(items) if items.len() == n => out.extend(&self.conds, items[i].restrict(&self.conds, &c)),
                 Value::Obj(id) => {
+                    self.note_read(*id);
                     let object = self.heap[*id as usize].clone();
                     match &object.kind {
                         ObjKind::List(items) if items.len() == n => {

@@ -134,6 +134,18 @@ pub struct Interp<'r, 'a> {
     pub splits: FxHashMap<usize, usize>,
     /// The object standing for an unknown value seen as an instance of a class.
     abstracts: FxHashMap<(ClassId, SymId), HeapId>,
+    /// NamedTuples built so far, by class and place (see `Interp::named_tuple`).
+    pub records: FxHashMap<(ClassId, Loc), Vec<HeapId>>,
+    /// Per object, how many times its contents changed (see `summary.rs`).
+    pub versions: Vec<u32>,
+    /// Per object, whether it is shared by every call rather than owned by the call that made
+    /// it: module globals and class attributes (evaluated once), records, unknown objects.
+    pub shared: Vec<bool>,
+    /// Above zero while a module global or class attribute is being evaluated.
+    sharing: usize,
+    /// The calls in progress, innermost last (what each read and did, for its summary).
+    pub sessions: std::cell::RefCell<Vec<super::summary::Session>>,
+    pub summaries: FxHashMap<String, Rc<super::summary::Summary>>,
 }
 
 impl<'r, 'a> Interp<'r, 'a> {
@@ -165,6 +177,12 @@ impl<'r, 'a> Interp<'r, 'a> {
             heap_mark: 0,
             splits: FxHashMap::default(),
             abstracts: FxHashMap::default(),
+            records: FxHashMap::default(),
+            versions: Vec::new(),
+            shared: Vec::new(),
+            sharing: 0,
+            sessions: Default::default(),
+            summaries: FxHashMap::default(),
         }
     }
 
@@ -177,6 +195,7 @@ impl<'r, 'a> Interp<'r, 'a> {
     }
 
     pub fn bound(&mut self, loc: Option<Loc>, what: impl Into<String>) {
+        self.not_replayable();
         let hit = BoundHit { loc, what: what.into() };
         if !self.bounds.contains(&hit) {
             self.bounds.push(hit);
@@ -238,6 +257,7 @@ impl<'r, 'a> Interp<'r, 'a> {
         }
         let created = Loc { file: class.file, span: self.index.class(class).name_range };
         let id = self.alloc(ObjKind::Abstract(class, base), created);
+        self.shared[id as usize] = true;
         self.abstracts.insert((class, base), id);
         Value::Obj(id)
     }
@@ -285,7 +305,12 @@ impl<'r, 'a> Interp<'r, 'a> {
                 self.atom(AtomKey::Truthy(*s), || display)
             }
             Value::Tuple(items) => self.conds.constant(!items.is_empty()),
-            Value::Obj(id) => match &self.heap[*id as usize].kind {
+            Value::Obj(id) => match &{
+                self.note_read(*id);
+                &self.heap[*id as usize]
+            }
+            .kind
+            {
                 ObjKind::List(items) => {
                     if items.is_empty() {
                         self.conds.falsity()
@@ -332,6 +357,8 @@ impl<'r, 'a> Interp<'r, 'a> {
 
     pub fn alloc(&mut self, kind: ObjKind, created: Loc) -> HeapId {
         self.heap.push(Object { kind, fields: FxHashMap::default(), created });
+        self.versions.push(0);
+        self.shared.push(self.sharing > 0);
         (self.heap.len() - 1) as HeapId
     }
 
@@ -356,6 +383,7 @@ impl<'r, 'a> Interp<'r, 'a> {
         // Raising removes configurations from every row: an over-approximated condition would
         // remove too many, so one that could not be computed exactly is not recorded (the
         // configurations it covers stay, which is safe).
+        self.note_raise(*pc);
         let before = super::cond::approximated();
         let absolute = pc.and(&self.base);
         if super::cond::approximated() == before {
@@ -367,6 +395,8 @@ impl<'r, 'a> Interp<'r, 'a> {
     pub fn set_field(&mut self, id: HeapId, name: &Name, value: G, pc: &Cond) {
         let pc = &self.gate(id, pc);
         let value = value.restrict(&self.conds, pc);
+        self.note_read(id);
+        self.touch(id);
         let old = self.heap[id as usize].fields.get(name).cloned().unwrap_or_default();
         let mut new = value;
         new.extend(&self.conds, old.restrict(&self.conds, &pc.not()));
@@ -407,8 +437,7 @@ impl<'r, 'a> Interp<'r, 'a> {
     /// `name = value` in `frame` under `pc`.
     pub fn assign_local(&mut self, frame: &mut Frame, name: &Name, value: G, pc: &Cond) {
         let old = frame.locals.get(name).cloned().unwrap_or_default();
-        let mut new = value;
-        new.extend(&self.conds, old.restrict(&self.conds, &pc.not()));
+        let new = old.overwritten(&self.conds, value, pc);
         let (new, hit) = new.bounded(&self.conds);
         if hit {
             self.bound(None, format!("local `{name}` took more alternatives than kept"));
@@ -461,7 +490,9 @@ impl<'r, 'a> Interp<'r, 'a> {
             return G::one(&self.conds, Value::unknown(format!("`{name}` is defined in terms of itself")));
         }
         self.globals_in_progress.insert(key.clone());
+        self.sharing += 1;
         let g = self.compute_global(file, name, loc);
+        self.sharing -= 1;
         self.globals_in_progress.remove(&key);
         self.globals.insert(key, g.clone());
         g
@@ -659,7 +690,10 @@ impl<'r, 'a> Interp<'r, 'a> {
                         let mut frame = self.frame(None, base.file);
                         let tt = self.conds.truth();
                         let expr = expr.clone();
-                        self.eval(&mut frame, &expr, &tt)
+                        self.sharing += 1;
+                        let value = self.eval(&mut frame, &expr, &tt);
+                        self.sharing -= 1;
+                        value
                     }
                     BindingKind::Import { module } => G::one(&self.conds, self.module_value(module)),
                     BindingKind::ImportFrom { module, name } => self.import_from(module, name, loc),

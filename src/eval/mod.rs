@@ -14,6 +14,7 @@ mod ops;
 mod relevance;
 pub mod report;
 mod stmts;
+mod summary;
 pub mod trace;
 pub mod value;
 

@@ -49,6 +49,7 @@ impl Interp<'_, '_> {
         callee: Option<String>,
         note: Option<String>,
     ) -> SiteId {
+        let relative = *cond;
         let cond = &cond.and(&self.base);
         // The same site met again under another condition is one site.
         if let Some(i) =
@@ -56,10 +57,20 @@ impl Interp<'_, '_> {
         {
             let merged = self.sites[i].cond.or(cond);
             self.sites[i].cond = merged;
+            self.note_site(i as SiteId, relative);
             return i as SiteId;
         }
+        self.note_site(self.sites.len() as SiteId, relative);
         self.sites.push(SiteRecord { loc, kind, delta, cond: cond.clone(), chain: chain.to_vec(), callee, note });
         (self.sites.len() - 1) as SiteId
+    }
+
+    /// A site met again by replaying a call summary, under `cond` (relative to the current call).
+    pub fn replay_site(&mut self, site: SiteId, cond: &Cond) {
+        self.note_site(site, *cond);
+        let absolute = cond.and(&self.base);
+        let merged = self.sites[site as usize].cond.or(&absolute);
+        self.sites[site as usize].cond = merged;
     }
 
     /// `left op right` for every pair of alternatives.
@@ -86,6 +97,8 @@ impl Interp<'_, '_> {
         use Operator::*;
         // List concatenation keeps the items of both.
         if let (Add, Value::Obj(a), Value::Obj(b)) = (op, left, right) {
+            self.note_read(*a);
+            self.note_read(*b);
             if let (ObjKind::List(x), ObjKind::List(y)) =
                 (self.heap[*a as usize].kind.clone(), self.heap[*b as usize].kind.clone())
             {
@@ -404,6 +417,23 @@ impl Interp<'_, '_> {
         // Mutations of an older container are gated by the whole condition of the call.
         let relative = *pc;
         let pc = &self.gate(id, pc);
+        self.note_read(id);
+        if matches!(
+            name,
+            "append"
+                | "extend"
+                | "insert"
+                | "pop"
+                | "popitem"
+                | "update"
+                | "setdefault"
+                | "clear"
+                | "remove"
+                | "sort"
+                | "reverse"
+        ) {
+            self.touch(id);
+        }
         let kind = self.heap[id as usize].kind.clone();
         match (kind, name) {
             (ObjKind::List(mut items), "append") => {
@@ -485,6 +515,7 @@ impl Interp<'_, '_> {
                 } else {
                     for arg in &args.positional {
                         if let Some(Value::Obj(other)) = arg.value.single() {
+                            self.note_read(*other);
                             if let ObjKind::Dict(more) = self.heap[*other as usize].kind.clone() {
                                 for (k, g) in more {
                                     super::exprs::set_entry(&mut entries, &k, g.restrict(&self.conds, pc), self, pc);
@@ -593,6 +624,7 @@ impl Interp<'_, '_> {
                         match &v {
                             Value::Tuple(items) => pieces.extend(items.iter().map(|g| g.restrict(&self.conds, &c))),
                             Value::Obj(id) => {
+                                self.note_read(*id);
                                 if let ObjKind::List(items) = self.heap[*id as usize].kind.clone() {
                                     pieces.extend(items.into_iter().map(|g| g.restrict(&self.conds, &c)));
                                 }

@@ -141,6 +141,7 @@ impl Interp<'_, '_> {
                 if !seen.insert(*id) {
                     return false;
                 }
+                self.note_read(*id);
                 let object = &self.heap[*id as usize];
                 let fields = object.fields.values();
                 let items: Vec<&G> = match &object.kind {

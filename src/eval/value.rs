@@ -191,7 +191,10 @@ impl Value {
             (Value::External(a), Value::External(b)) => a == b,
             (Value::ExternalObj(a), Value::ExternalObj(b)) => a == b,
             (Value::Builtin(a), Value::Builtin(b)) => a == b,
-            (Value::Tuple(a), Value::Tuple(b)) => Rc::ptr_eq(a, b),
+            // Tuples cannot change: equal items make equal tuples.
+            (Value::Tuple(a), Value::Tuple(b)) => {
+                Rc::ptr_eq(a, b) || (a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.same_as(y)))
+            }
             (Value::Super(a, s), Value::Super(b, t)) => a == b && s.same(t),
             (Value::Unknown(a), Value::Unknown(b)) => a == b,
             _ => false,
@@ -267,6 +270,54 @@ impl G {
         out
     }
 
+    /// `new` where `pc` holds and `self` elsewhere (`new` was computed under `pc`). An
+    /// alternative that is an old one read under `pc` and left unchanged (`x = x[:, :k]` keeps
+    /// the same number) keeps its old condition: no diagram is built for it.
+    pub fn overwritten(&self, conds: &Conds, new: G, pc: &Cond) -> G {
+        if pc.is_true() {
+            return new;
+        }
+        let mut kept = vec![false; self.0.len()];
+        let mut out = G::empty();
+        for (cn, v) in new.0 {
+            let unchanged = self
+                .0
+                .iter()
+                .enumerate()
+                .find(|(i, (co, vo))| !kept[*i] && vo.same(&v) && co.and(pc).same(&cn))
+                .map(|(i, (co, _))| (i, *co));
+            match unchanged {
+                Some((i, co)) => {
+                    kept[i] = true;
+                    out.push(conds, co, v);
+                }
+                None => out.push(conds, cn, v),
+            }
+        }
+        let elsewhere = pc.not();
+        for (i, (co, vo)) in self.0.iter().enumerate() {
+            if !kept[i] {
+                out.push(conds, co.and(&elsewhere), vo.clone());
+            }
+        }
+        out
+    }
+
+    /// The alternatives as seen from where `care` holds: conditions `care` already decides
+    /// are simplified away (a value passed to a call is seen relative to the call's condition).
+    pub fn relative_to(&self, conds: &Conds, care: &Cond) -> G {
+        if care.is_true() {
+            return self.clone();
+        }
+        let mut out = G::empty();
+        for (c, v) in &self.0 {
+            if c.meets(care) {
+                out.push(conds, c.simplify_within(care), v.clone());
+            }
+        }
+        out
+    }
+
     /// Keeps the first [`MAX_ALTERNATIVES`]; the rest become one unknown (reported as a bound).
     pub fn bounded(mut self, conds: &Conds) -> (G, bool) {
         if self.0.len() <= MAX_ALTERNATIVES {
@@ -279,6 +330,11 @@ impl G {
         }
         self.0.push((any, Value::unknown(format!("more than {MAX_ALTERNATIVES} alternatives"))));
         (self, true)
+    }
+
+    /// The same alternatives, in the same order, under the same conditions.
+    pub fn same_as(&self, other: &G) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().zip(&other.0).all(|((c, v), (d, w))| c == d && v.same(w))
     }
 
     /// The only value, when there is exactly one alternative.

@@ -302,3 +302,26 @@ fn output_does_not_depend_on_thread_count() {
     );
     assert_eq!(one.stdout, two.stdout);
 }
+
+#[test]
+fn a_repeated_call_sees_what_changed_since_the_first() {
+    // `scaled(x, flags)` twice with the same arguments; a flag it reads is set in between.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.repeat.StaleFlagMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+}
+
+#[test]
+fn a_repeated_call_makes_its_own_objects() {
+    // Two `boxed(x, flags)` calls make two boxes: scaling one leaves the other alone.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.repeat.CopiedResultMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+}
+
+#[test]
+fn a_repeated_call_counts_its_sites_under_every_caller() {
+    // The same scaling call on both arms of a branch: once, and its site runs always.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.repeat.TwoPathMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    assert_eq!(out.json()["rows"][0]["parts"][0]["sites"][0]["when"], "always");
+}

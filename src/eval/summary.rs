@@ -1,0 +1,272 @@
+//! Call summaries: a function called again with the same receiver and arguments, while
+//! nothing it read has changed, gives the same result. The same `to_standard()` or
+//! `select_experts(...)` is reached from many paths of an MoE layer (every dispatcher and
+//! runner materialises the same routing); evaluating it once and replaying the result is
+//! what keeps those layers within bounds.
+//!
+//! A call's evaluation depends on: its receiver and arguments (conditions included, seen
+//! relative to the call), the objects older than the call that it reads, and the stack (depth
+//! and recursion bounds). Its effects outside itself are: its result (with the objects it made
+//! that the result reaches), writes into older objects, application sites and raises. A
+//! summary is kept only for calls that wrote into no older object and hit no bound; it
+//! records the versions of the older objects read, the sites and raises under conditions
+//! relative to the call, and a copy of the objects the result reaches. Replaying gives the
+//! caller what evaluating the body again would: fresh copies of those objects, the sites and
+//! raises under the caller's condition.
+
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::cond::Cond;
+use super::interp::{Interp, ObjKind, Object};
+use super::value::*;
+
+/// What one call in progress has read and done so far.
+#[derive(Default)]
+pub struct Session {
+    /// Objects numbered below this existed before the call.
+    pub mark: HeapId,
+    /// Older objects read, with their version when first read.
+    pub reads: FxHashMap<HeapId, u32>,
+    /// Older objects written: the call has an effect a summary cannot replay.
+    pub writes: Vec<HeapId>,
+    /// Application sites met, under conditions relative to the call.
+    pub sites: Vec<(SiteId, Cond)>,
+    /// Raises, under conditions relative to the call.
+    pub raises: Vec<Cond>,
+    /// False when the result depends on more than the inputs (a bound, a recursion cut).
+    pub replayable: bool,
+}
+
+/// A finished call that can be replayed.
+pub struct Summary {
+    reads: Vec<(HeapId, u32)>,
+    returns: G,
+    alive: Cond,
+    sites: Vec<(SiteId, Cond)>,
+    raises: Vec<Cond>,
+    /// The objects the call made that its result reaches, as they were when it returned.
+    made: Vec<(HeapId, Object)>,
+}
+
+impl Interp<'_, '_> {
+    /// Whether object `id` is outside the innermost call in progress (older than it, or a
+    /// shared object such as a module global's value).
+    fn outside(&self, id: HeapId, mark: HeapId) -> bool {
+        id < mark || self.shared[id as usize]
+    }
+
+    /// Notes that the contents of object `id` (fields, items, entries) are read.
+    pub fn note_read(&self, id: HeapId) {
+        let mut sessions = self.sessions.borrow_mut();
+        if let Some(top) = sessions.last_mut() {
+            if self.outside(id, top.mark) {
+                top.reads.entry(id).or_insert(self.versions[id as usize]);
+            }
+        }
+    }
+
+    /// Notes that the contents of object `id` change.
+    pub fn touch(&mut self, id: HeapId) {
+        self.versions[id as usize] += 1;
+        let mut sessions = self.sessions.borrow_mut();
+        if let Some(top) = sessions.last_mut() {
+            if id < top.mark || self.shared[id as usize] {
+                top.writes.push(id);
+            }
+        }
+    }
+
+    /// The innermost call's result now depends on where it was called from.
+    pub fn not_replayable(&self) {
+        if let Some(top) = self.sessions.borrow_mut().last_mut() {
+            top.replayable = false;
+        }
+    }
+
+    pub fn note_site(&self, site: SiteId, cond: Cond) {
+        if let Some(top) = self.sessions.borrow_mut().last_mut() {
+            top.sites.push((site, cond));
+        }
+    }
+
+    pub fn note_raise(&self, cond: Cond) {
+        if let Some(top) = self.sessions.borrow_mut().last_mut() {
+            top.raises.push(cond);
+        }
+    }
+
+    pub fn begin_session(&self) {
+        let mark = self.heap.len() as HeapId;
+        self.sessions.borrow_mut().push(Session { mark, replayable: true, ..Session::default() });
+    }
+
+    /// Ends the innermost call (made under `pc` in its caller): what it read and did becomes
+    /// part of the caller's, and a summary is kept under `key` when it can be replayed.
+    pub fn end_session(&mut self, key: Option<String>, pc: &Cond, returns: &G, alive: Cond) {
+        let session = self.sessions.borrow_mut().pop().expect("a session per call");
+        self.merge_into_caller(&session.reads, &session.writes, &session.sites, &session.raises, pc);
+        if !session.replayable {
+            self.not_replayable();
+        }
+        let Some(key) = key else { return };
+        if !session.writes.is_empty() || !session.replayable {
+            return;
+        }
+        let made = self.made_objects(returns, session.mark);
+        let mut reads: Vec<(HeapId, u32)> = session.reads.into_iter().collect();
+        reads.sort_unstable();
+        self.summaries.insert(
+            key,
+            Rc::new(Summary {
+                reads,
+                returns: returns.clone(),
+                alive,
+                sites: session.sites,
+                raises: session.raises,
+                made,
+            }),
+        );
+    }
+
+    fn merge_into_caller(
+        &mut self,
+        reads: &FxHashMap<HeapId, u32>,
+        writes: &[HeapId],
+        sites: &[(SiteId, Cond)],
+        raises: &[Cond],
+        pc: &Cond,
+    ) {
+        let mut sessions = self.sessions.borrow_mut();
+        let Some(caller) = sessions.last_mut() else { return };
+        let mark = caller.mark;
+        for (&id, &version) in reads {
+            if id < mark || self.shared[id as usize] {
+                caller.reads.entry(id).or_insert(version);
+            }
+        }
+        caller.writes.extend(writes.iter().filter(|&&id| id < mark || self.shared[id as usize]));
+        caller.sites.extend(sites.iter().map(|(s, c)| (*s, c.and(pc))));
+        caller.raises.extend(raises.iter().map(|c| c.and(pc)));
+    }
+
+    /// The result of an earlier identical call, replayed under `pc`: `(returns, alive)` as the
+    /// body would have left them, or `None` when there is no valid summary.
+    pub fn replay(&mut self, key: &str, pc: &Cond) -> Option<(G, Cond)> {
+        let summary = self.summaries.get(key)?.clone();
+        if summary.reads.iter().any(|&(id, version)| self.versions[id as usize] != version) {
+            return None;
+        }
+        // Fresh copies of the objects the call made, as evaluating it again would make them.
+        let mut renumber: FxHashMap<HeapId, HeapId> = FxHashMap::default();
+        for (old, object) in &summary.made {
+            let id = self.alloc(ObjKind::Sentinel, object.created);
+            renumber.insert(*old, id);
+        }
+        for (old, object) in &summary.made {
+            let copy = Object {
+                kind: renumber_kind(&object.kind, &renumber),
+                fields: object.fields.iter().map(|(k, g)| (k.clone(), renumber_g(g, &renumber))).collect(),
+                created: object.created,
+            };
+            self.heap[renumber[old] as usize] = copy;
+        }
+        for (site, cond) in &summary.sites {
+            self.replay_site(*site, &cond.and(pc));
+        }
+        for cond in &summary.raises {
+            self.raise_under(&cond.and(pc));
+        }
+        let reads: FxHashMap<HeapId, u32> = summary.reads.iter().copied().collect();
+        self.merge_into_caller(&reads, &[], &[], &[], pc);
+        Some((renumber_g(&summary.returns, &renumber), summary.alive))
+    }
+
+    /// The objects made since `mark` (and not shared) that `result` reaches, copied.
+    fn made_objects(&self, result: &G, mark: HeapId) -> Vec<(HeapId, Object)> {
+        let mut seen = FxHashSet::default();
+        let mut stack: Vec<HeapId> = Vec::new();
+        for (_, v) in result.iter() {
+            objects_in(v, &mut stack);
+        }
+        let mut out = Vec::new();
+        while let Some(id) = stack.pop() {
+            if id < mark || self.shared[id as usize] || !seen.insert(id) {
+                continue;
+            }
+            let object = &self.heap[id as usize];
+            for g in object.fields.values() {
+                g.iter().for_each(|(_, v)| objects_in(v, &mut stack));
+            }
+            match &object.kind {
+                ObjKind::List(items) => {
+                    items.iter().flat_map(|g| g.iter()).for_each(|(_, v)| objects_in(v, &mut stack))
+                }
+                ObjKind::Dict(entries) => {
+                    entries.iter().flat_map(|(_, g)| g.iter()).for_each(|(_, v)| objects_in(v, &mut stack))
+                }
+                _ => {}
+            }
+            out.push((id, object.clone()));
+        }
+        out.sort_by_key(|(id, _)| *id);
+        out
+    }
+}
+
+/// The objects a value refers to directly.
+fn objects_in(value: &Value, out: &mut Vec<HeapId>) {
+    match value {
+        Value::Obj(id) => out.push(*id),
+        Value::Bound(_, v) | Value::Property(_, v) | Value::Method(v, _) | Value::Super(_, v) => objects_in(v, out),
+        Value::Tuple(items) => items.iter().flat_map(|g| g.iter()).for_each(|(_, v)| objects_in(v, out)),
+        Value::Partial(p) => {
+            std::iter::once(&p.func)
+                .chain(p.args.iter())
+                .chain(p.kwargs.iter().map(|(_, g)| g))
+                .flat_map(|g| g.iter())
+                .for_each(|(_, v)| objects_in(v, out));
+        }
+        Value::Lambda(l) => l.captured.values().flat_map(|g| g.iter()).for_each(|(_, v)| objects_in(v, out)),
+        _ => {}
+    }
+}
+
+fn renumber_g(g: &G, map: &FxHashMap<HeapId, HeapId>) -> G {
+    if map.is_empty() {
+        return g.clone();
+    }
+    G(g.iter().map(|(c, v)| (*c, renumber_value(v, map))).collect())
+}
+
+fn renumber_value(value: &Value, map: &FxHashMap<HeapId, HeapId>) -> Value {
+    let boxed = |v: &Value| Box::new(renumber_value(v, map));
+    match value {
+        Value::Obj(id) => Value::Obj(*map.get(id).unwrap_or(id)),
+        Value::Bound(f, v) => Value::Bound(*f, boxed(v)),
+        Value::Property(f, v) => Value::Property(*f, boxed(v)),
+        Value::Method(v, m) => Value::Method(boxed(v), m.clone()),
+        Value::Super(c, v) => Value::Super(*c, boxed(v)),
+        Value::Tuple(items) => Value::Tuple(Rc::new(items.iter().map(|g| renumber_g(g, map)).collect())),
+        Value::Partial(p) => Value::Partial(Rc::new(Partial {
+            func: renumber_g(&p.func, map),
+            args: p.args.iter().map(|g| renumber_g(g, map)).collect(),
+            kwargs: p.kwargs.iter().map(|(k, g)| (k.clone(), renumber_g(g, map))).collect(),
+        })),
+        Value::Lambda(l) => Value::Lambda(Rc::new(Lambda {
+            loc: l.loc,
+            func: l.func,
+            captured: Rc::new(l.captured.iter().map(|(k, g)| (k.clone(), renumber_g(g, map))).collect()),
+        })),
+        other => other.clone(),
+    }
+}
+
+fn renumber_kind(kind: &ObjKind, map: &FxHashMap<HeapId, HeapId>) -> ObjKind {
+    match kind {
+        ObjKind::List(items) => ObjKind::List(items.iter().map(|g| renumber_g(g, map)).collect()),
+        ObjKind::Dict(entries) => ObjKind::Dict(entries.iter().map(|(k, g)| (k.clone(), renumber_g(g, map))).collect()),
+        other => other.clone(),
+    }
+}
