@@ -785,7 +785,11 @@ impl Interp<'_, '_> {
                     }
                     _ => {
                         let mro = self.resolver.mro(class);
-                        if mro.external.is_empty() {
+                        let named_tuple = mro.external.iter().any(|e| e.ends_with("NamedTuple"));
+                        if named_tuple && attr == "_replace" {
+                            // Built in (see `container_method`): a copy with some fields replaced.
+                            Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))
+                        } else if mro.external.is_empty() {
                             Value::unknown(format!("`{label}` is never set"))
                         } else {
                             // An attribute of an outside base class (`self.training`).

@@ -325,3 +325,10 @@ fn a_repeated_call_counts_its_sites_under_every_caller() {
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
     assert_eq!(out.json()["rows"][0]["parts"][0]["sites"][0]["when"], "always");
 }
+
+#[test]
+fn a_named_tuple_rebuilt_with_replace_keeps_its_fields() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.records.ReplacedWeightsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]));
+}
