@@ -441,7 +441,10 @@ impl Interp<'_, '_> {
         if base == Eq {
             if let Some(why) = vacuous_test(left, right, left_text) {
                 if let Some((atom, true)) = self.conds.as_literal(&holds) {
+                    // Those configurations are left out of the answer: their branches are
+                    // not evaluated either (an empty batch's early return, `if v != 1:`).
                     self.conds.mark_vacuous(atom, why);
+                    self.conds.fix(atom, false);
                 }
             }
         }

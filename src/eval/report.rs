@@ -436,11 +436,9 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         if !conds.feasible(&o.cond) {
             continue;
         }
-        for &(atom, _) in conds.vacuous() {
-            if conds.feasible(&o.cond.and(&conds.literal_cond(atom, true))) {
-                vacuous_used.insert(atom);
-            }
-        }
+        // Met while evaluating, the configurations were left out then (their branches were
+        // not evaluated): every one is named.
+        vacuous_used.extend(conds.vacuous().iter().map(|&(atom, _)| atom));
         o.cond = o.cond.and(&vacuous_cond.not());
         if !conds.feasible(&o.cond) {
             continue;
