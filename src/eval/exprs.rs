@@ -780,6 +780,21 @@ impl Interp<'_, '_> {
                 }
             }
             None => {
+                // A wrapper that delegates what it does not define (`__getattr__`).
+                if matches!(kind, ObjKind::Instance(_)) && !attr.starts_with("__") {
+                    if let Some(getter) = self.dunder_getattr(class, loc) {
+                        let args = super::calls::Args {
+                            positional: vec![super::calls::Arg {
+                                value: G::under(Cond::TRUE, Value::Const(Constant::Str(attr.to_string()))),
+                                loc: None,
+                            }],
+                            ..Default::default()
+                        };
+                        let got = self.call_function(getter, Some(Value::Obj(id)), args, &rest, loc);
+                        out.extend(&self.conds, got);
+                        return out;
+                    }
+                }
                 let label = format!("{}.{attr}", self.object_label(id));
                 let v = match &kind {
                     ObjKind::Abstract(_, base) => {
@@ -804,6 +819,15 @@ impl Interp<'_, '_> {
             }
         }
         out
+    }
+
+    /// The `__getattr__` a class of the tree defines for itself (not `object`'s).
+    fn dunder_getattr(&mut self, class: ClassId, loc: Loc) -> Option<crate::index::FuncId> {
+        let (_, g) = self.class_attr(class, "__getattr__", loc)?;
+        match g.single()? {
+            Value::Func(f) => Some(*f),
+            _ => None,
+        }
     }
 
     /// Whether a read at `loc` may be an origin of the traced value (`--origin` restricts it).

@@ -332,3 +332,13 @@ fn a_named_tuple_rebuilt_with_replace_keeps_its_fields() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(out.json()["unresolved"], serde_json::json!([]));
 }
+
+#[test]
+fn a_wrapper_delegating_through_getattr_is_followed() {
+    // `wrapper.apply(...)` is the wrapped method's `apply`: its multiply is the site, not an
+    // unresolved callee counted as applied.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.wrapper.WrappedMethodMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let site = &out.json()["rows"][0]["parts"][0]["sites"][0];
+    assert_eq!((site["kind"].as_str(), site["code"].as_str()), (Some("mul"), Some("return x * routed_scaling_factor")));
+}
