@@ -790,7 +790,9 @@ impl Interp<'_, '_> {
                             }],
                             ..Default::default()
                         };
+                        self.raises_muted += 1;
                         let got = self.call_function(getter, Some(Value::Obj(id)), args, &rest, loc);
+                        self.raises_muted -= 1;
                         out.extend(&self.conds, got);
                         return out;
                     }

@@ -143,6 +143,9 @@ pub struct Interp<'r, 'a> {
     pub shared: Vec<bool>,
     /// Above zero while a module global or class attribute is being evaluated.
     sharing: usize,
+    /// Above zero while a `__getattr__` runs: its raise means "no such attribute" (which
+    /// `getattr(x, name, default)` and `hasattr` catch), not a configuration that stops.
+    pub raises_muted: usize,
     /// The calls in progress, innermost last (what each read and did, for its summary).
     pub sessions: std::cell::RefCell<Vec<super::summary::Session>>,
     pub summaries: FxHashMap<String, Rc<super::summary::Summary>>,
@@ -181,6 +184,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             versions: Vec::new(),
             shared: Vec::new(),
             sharing: 0,
+            raises_muted: 0,
             sessions: Default::default(),
             summaries: FxHashMap::default(),
         }
@@ -383,6 +387,9 @@ impl<'r, 'a> Interp<'r, 'a> {
         // Raising removes configurations from every row: an over-approximated condition would
         // remove too many, so one that could not be computed exactly is not recorded (the
         // configurations it covers stay, which is safe).
+        if self.raises_muted > 0 {
+            return;
+        }
         self.note_raise(*pc);
         let before = super::cond::approximated();
         let absolute = pc.and(&self.base);

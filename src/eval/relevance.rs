@@ -49,9 +49,6 @@ impl Interp<'_, '_> {
         if name.as_str() == "__getattr__" {
             return true;
         }
-        // A constructor given an object whose class handles the value (a wrapper around a
-        // quantization method) keeps it for later calls.
-        let constructor = name.as_str() == "__init__";
         if receiver.is_some_and(|r| self.carries(r))
             || args.all_values().any(|g| g.iter().any(|(_, v)| self.carries(v)))
         {
@@ -79,10 +76,6 @@ impl Interp<'_, '_> {
                 Value::Lambda(_) | Value::Partial(_) => true,
                 Value::Func(f) | Value::Bound(f, _) => self.mentions(*f, 1),
                 Value::Class(c) => self.class_relevant(*c),
-                Value::Obj(id) if constructor => match self.heap[*id as usize].kind {
-                    super::interp::ObjKind::Instance(c) => self.class_mentions(c),
-                    _ => false,
-                },
                 _ => false,
             };
             if relevant {

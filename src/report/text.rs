@@ -345,6 +345,12 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
         };
         let _ = writeln!(out, "  {v:<8} {exp:<9} {}", row.when);
     }
+    if report.rows.is_empty() {
+        let _ = writeln!(
+            out,
+            "  (none: no configuration reaches the end of the method; as evaluated, every one raises or is excluded)"
+        );
+    }
     let mut shown: Vec<&SiteOut> = Vec::new();
     for (i, row) in report.rows.iter().enumerate() {
         let v = serde_json::to_value(row.verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();

@@ -342,3 +342,13 @@ fn a_wrapper_delegating_through_getattr_is_followed() {
     let site = &out.json()["rows"][0]["parts"][0]["sites"][0];
     assert_eq!((site["kind"].as_str(), site["code"].as_str()), (Some("mul"), Some("return x * routed_scaling_factor")));
 }
+
+#[test]
+fn a_forward_that_always_raises_has_no_rows_and_says_so() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.raising.AlwaysRaisingMoE"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    assert_eq!(out.json()["rows"], serde_json::json!([]));
+    let text =
+        run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.raising.AlwaysRaisingMoE"]);
+    assert!(text.stdout.contains("no configuration reaches the end of the method"), "{}", text.stdout);
+}
