@@ -468,6 +468,13 @@ impl Interp<'_, '_> {
             }
         }
         let _ = write!(key, "|{:?}|{}", args.splats, args.unknown_star);
+        // A nested function sees its enclosing function's locals as they were when it was
+        // defined: another definition is another function.
+        if let Some(captured) = self.closures.get(&func) {
+            let mut names: Vec<_> = captured.iter().collect();
+            names.sort_by(|a, b| a.0.cmp(b.0));
+            let _ = write!(key, "|closure {names:?}");
+        }
         key
     }
 

@@ -352,3 +352,11 @@ fn a_forward_that_always_raises_has_no_rows_and_says_so() {
         run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.raising.AlwaysRaisingMoE"]);
     assert!(text.stdout.contains("no configuration reaches the end of the method"), "{}", text.stdout);
 }
+
+#[test]
+fn a_nested_helper_defined_twice_is_two_functions() {
+    // `make_scaler(True, f)(x)` then `make_scaler(False, f)(x)`: the same inner function and
+    // arguments, but a different enclosing `apply_factor` each time.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.closure.RedefinedHelperMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+}
