@@ -592,6 +592,16 @@ impl Interp<'_, '_> {
                     return G::under(pc.clone(), Value::Partial(Rc::new(partial)));
                 }
             }
+            // Compiling a function keeps what it computes: the compiled callable is the function.
+            "compile" | "script" if matches!(path, "torch.compile" | "torch.jit.script") && receiver.is_none() => {
+                if let Some(func) = first {
+                    if func.iter().all(|(_, v)| {
+                        matches!(v, Value::Func(_) | Value::Bound(..) | Value::Lambda(_) | Value::Partial(_))
+                    }) {
+                        return func.restrict(&self.conds, pc);
+                    }
+                }
+            }
             "ModuleList" | "Sequential" | "ModuleDict" | "ParameterList" | "ParameterDict" => {
                 return first.unwrap_or_else(|| {
                     let id = self.alloc(ObjKind::List(Vec::new()), loc);

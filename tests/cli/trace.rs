@@ -360,3 +360,11 @@ fn a_nested_helper_defined_twice_is_two_functions() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.closure.RedefinedHelperMoE"]);
     assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
 }
+
+#[test]
+fn a_compiled_function_computes_what_the_function_does() {
+    // `torch.compile(self.forward_native)` called later is `forward_native`.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.compiled.CompiledForwardMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]));
+}
