@@ -602,6 +602,12 @@ impl Interp<'_, '_> {
                     }
                 }
             }
+            // `functools.update_wrapper(wrapper, wrapped)` returns `wrapper`, name and docs copied.
+            "update_wrapper" if path == "functools.update_wrapper" && receiver.is_none() => {
+                if let Some(wrapper) = first {
+                    return wrapper.restrict(&self.conds, pc);
+                }
+            }
             "ModuleList" | "Sequential" | "ModuleDict" | "ParameterList" | "ParameterDict" => {
                 return first.unwrap_or_else(|| {
                     let id = self.alloc(ObjKind::List(Vec::new()), loc);

@@ -368,3 +368,9 @@ fn a_compiled_function_computes_what_the_function_does() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(out.json()["unresolved"], serde_json::json!([]));
 }
+
+#[test]
+fn a_wrapper_made_by_update_wrapper_is_the_wrapper() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.compiled.WrappedForwardMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
