@@ -349,6 +349,8 @@ impl Interp<'_, '_> {
         })
     }
 
+    /// The arguments as seen from inside a call made under `pc` (conditions `pc` decides are
+    /// simplified away; alternatives that cannot hold under `pc` are dropped).
     fn args_relative_to(&self, mut args: Args, pc: &Cond) -> Args {
         if pc.is_true() {
             return args;
