@@ -149,8 +149,7 @@ impl Interp<'_, '_> {
             "dict" => {
                 let mut entries: Vec<(Rc<str>, G)> = Vec::new();
                 if let Some(Value::Obj(id)) = arg(0).as_ref().and_then(|g| g.single().cloned()) {
-                    self.note_read(id);
-                    if let ObjKind::Dict(more) = self.heap[id as usize].kind.clone() {
+                    if let ObjKind::Dict(more) = self.read_object(id).kind.clone() {
                         entries = more;
                     }
                 }

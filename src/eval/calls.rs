@@ -117,8 +117,7 @@ impl Interp<'_, '_> {
                         args.positional.extend(items.iter().map(|g| Arg { value: g.clone(), loc }))
                     }
                     Some(Value::Obj(id)) if matches!(self.heap[*id as usize].kind, ObjKind::List(_)) => {
-                        self.note_read(*id);
-                        let ObjKind::List(items) = self.heap[*id as usize].kind.clone() else { unreachable!() };
+                        let ObjKind::List(items) = self.read_object(*id).kind.clone() else { unreachable!() };
                         args.positional.extend(items.into_iter().map(|g| Arg { value: g, loc }));
                     }
                     _ => args.unknown_star = true,
@@ -316,7 +315,7 @@ impl Interp<'_, '_> {
                 self.stack.push(func);
                 self.begin_session();
                 self.exec_block(&mut frame, &def.body, &local);
-                self.end_session(Some(summary_key), pc, &frame.returns, frame.alive);
+                self.end_session(summary_key, pc, &frame.returns, frame.alive);
                 self.stack.pop();
                 (self.base, self.heap_mark) = outer;
                 (frame.returns, frame.alive)
@@ -546,8 +545,7 @@ impl Interp<'_, '_> {
                     unknown_keywords = true;
                     continue;
                 };
-                self.note_read(id);
-                let ObjKind::Dict(entries) = self.heap[id as usize].kind.clone() else {
+                let ObjKind::Dict(entries) = self.read_object(id).kind.clone() else {
                     unknown_keywords = true;
                     continue;
                 };

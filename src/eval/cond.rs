@@ -534,13 +534,7 @@ impl Conds {
                 return answer;
             }
         }
-        let constraints = self.constraints_for(cond);
-        let answer = with(|t| {
-            if t.meets.len() > 2 * HARD_MAX_NODES {
-                t.meets.clear();
-            }
-            t.intersects(cond.0, constraints.0)
-        });
+        let answer = cond.meets(&self.constraints_for(cond));
         self.feasible_cache.borrow_mut().insert(cond.0, (generation, answer));
         answer
     }

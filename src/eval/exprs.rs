@@ -91,8 +91,7 @@ impl Interp<'_, '_> {
                         None => {
                             // `{**other}`: merge the other dict's entries.
                             if let Some(Value::Obj(other)) = value.single() {
-                                self.note_read(*other);
-                                if let ObjKind::Dict(more) = self.heap[*other as usize].kind.clone() {
+                                if let ObjKind::Dict(more) = self.read_object(*other).kind.clone() {
                                     for (k, g) in more {
                                         set_entry(&mut entries, &k, g, self, pc);
                                     }
@@ -211,12 +210,7 @@ impl Interp<'_, '_> {
         for (c, v) in iterable.0.clone() {
             let items: Option<Vec<G>> = match &v {
                 Value::Tuple(items) => Some(items.as_ref().clone()),
-                Value::Obj(id) => match &{
-                    self.note_read(*id);
-                    &self.heap[*id as usize]
-                }
-                .kind
-                {
+                Value::Obj(id) => match &self.read_object(*id).kind {
                     ObjKind::List(items) => Some(items.clone()),
                     ObjKind::Dict(entries) => Some(
                         entries
@@ -405,8 +399,7 @@ impl Interp<'_, '_> {
             (Value::Const(Constant::Str(key)), In, Value::Obj(id))
                 if matches!(self.heap[*id as usize].kind, ObjKind::Dict(_)) =>
             {
-                self.note_read(*id);
-                let ObjKind::Dict(entries) = &self.heap[*id as usize].kind else { unreachable!() };
+                let ObjKind::Dict(entries) = &self.read_object(*id).kind else { unreachable!() };
                 match entries.iter().find(|(k, _)| k.as_ref() == key.as_str()) {
                     Some((_, g)) => g.coverage(&self.conds),
                     None => self.conds.falsity(),
@@ -505,10 +498,7 @@ impl Interp<'_, '_> {
                             None => Value::unknown("tuple index out of range"),
                         }
                     }
-                    (Value::Obj(id), _) => match {
-                        self.note_read(*id);
-                        self.heap[*id as usize].kind.clone()
-                    } {
+                    (Value::Obj(id), _) => match self.read_object(*id).kind.clone() {
                         ObjKind::List(items) => {
                             let i = match &iv {
                                 Value::Const(Constant::Int(i)) => {
@@ -724,16 +714,16 @@ impl Interp<'_, '_> {
 
     /// An attribute of a heap object: its fields where set, class attributes elsewhere.
     fn object_attr(&mut self, id: HeapId, attr: &str, pc: &Cond, loc: Loc) -> G {
-        // Only what this read needs (objects can hold many fields).
-        self.note_read(id);
-        let (kind, created, field) = {
-            let object = &self.heap[id as usize];
-            let kind = match &object.kind {
-                ObjKind::Abstract(c, base) => ObjKind::Abstract(*c, *base),
-                ObjKind::Instance(c) => ObjKind::Instance(*c),
-                _ => ObjKind::Sentinel,
+        // Only what this read needs (objects can hold many fields): the class of an instance,
+        // the symbol an unknown object stands for, the field.
+        let (class, unknown_base, created, field) = {
+            let object = self.read_object(id);
+            let (class, unknown_base) = match &object.kind {
+                ObjKind::Instance(c) => (Some(*c), None),
+                ObjKind::Abstract(c, base) => (Some(*c), Some(*base)),
+                ObjKind::List(_) | ObjKind::Dict(_) | ObjKind::Sentinel => (None, None),
             };
-            (kind, object.created, object.fields.get(attr).cloned())
+            (class, unknown_base, object.created, object.fields.get(attr).cloned())
         };
         // An object older than the current call holds conditions as seen from the entry; the
         // call runs only where `base` holds, so they are read as seen from the call.
@@ -741,14 +731,11 @@ impl Interp<'_, '_> {
             Some(g) if id < self.heap_mark => Some(g.relative_to(&self.conds, &self.base)),
             other => other,
         };
-        let class = match &kind {
-            ObjKind::Instance(c) | ObjKind::Abstract(c, _) => Some(*c),
-            ObjKind::List(_) | ObjKind::Dict(_) | ObjKind::Sentinel => {
-                return match field.as_ref() {
-                    Some(g) => g.restrict(&self.conds, pc),
-                    None => G::under(pc.clone(), Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))),
-                };
-            }
+        let Some(class) = class else {
+            return match field.as_ref() {
+                Some(g) => g.restrict(&self.conds, pc),
+                None => G::under(pc.clone(), Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))),
+            };
         };
         let mut out = G::empty();
         if let Some(g) = &field {
@@ -759,7 +746,6 @@ impl Interp<'_, '_> {
         if !self.conds.feasible(&rest) {
             return out;
         }
-        let Some(class) = class else { return out };
         match self.class_attr(class, attr, loc) {
             Some((_, g)) => {
                 let g = self.map(&g, |this, v| this.bind_class_attr(v, Value::Obj(id), false));
@@ -781,7 +767,7 @@ impl Interp<'_, '_> {
             }
             None => {
                 // A wrapper that delegates what it does not define (`__getattr__`).
-                if matches!(kind, ObjKind::Instance(_)) && !attr.starts_with("__") {
+                if unknown_base.is_none() && !attr.starts_with("__") {
                     if let Some(getter) = self.dunder_getattr(class, loc) {
                         let args = super::calls::Args {
                             positional: vec![super::calls::Arg {
@@ -798,12 +784,12 @@ impl Interp<'_, '_> {
                     }
                 }
                 let label = format!("{}.{attr}", self.object_label(id));
-                let v = match &kind {
-                    ObjKind::Abstract(_, base) => {
-                        let display = format!("{}.{attr}", self.syms[*base as usize].label());
-                        self.sym(SymKey::Path(*base, attr.to_string()), display, None)
+                let v = match unknown_base {
+                    Some(base) => {
+                        let display = format!("{}.{attr}", self.syms[base as usize].label());
+                        self.sym(SymKey::Path(base, attr.to_string()), display, None)
                     }
-                    _ => {
+                    None => {
                         let mro = self.resolver.mro(class);
                         let named_tuple = mro.external.iter().any(|e| e.ends_with("NamedTuple"));
                         if named_tuple && attr == "_replace" {
@@ -882,7 +868,6 @@ impl Interp<'_, '_> {
                                 _ => None,
                             };
                             let kind = self.heap[id as usize].kind.clone();
-                            self.note_read(id);
                             self.touch(id);
                             match (kind, key) {
                                 (ObjKind::Dict(mut entries), Some(key)) => {
@@ -927,8 +912,7 @@ impl Interp<'_, '_> {
             match &v {
                 Value::Tuple(items) if items.len() == n => out.extend(&self.conds, items[i].restrict(&self.conds, &c)),
                 Value::Obj(id) => {
-                    self.note_read(*id);
-                    let object = self.heap[*id as usize].clone();
+                    let object = self.read_object(*id).clone();
                     match &object.kind {
                         ObjKind::List(items) if items.len() == n => {
                             out.extend(&self.conds, items[i].restrict(&self.conds, &c))

@@ -309,12 +309,7 @@ impl<'r, 'a> Interp<'r, 'a> {
                 self.atom(AtomKey::Truthy(*s), || display)
             }
             Value::Tuple(items) => self.conds.constant(!items.is_empty()),
-            Value::Obj(id) => match &{
-                self.note_read(*id);
-                &self.heap[*id as usize]
-            }
-            .kind
-            {
+            Value::Obj(id) => match &self.read_object(*id).kind {
                 ObjKind::List(items) => {
                     if items.is_empty() {
                         self.conds.falsity()
@@ -402,11 +397,9 @@ impl<'r, 'a> Interp<'r, 'a> {
     pub fn set_field(&mut self, id: HeapId, name: &Name, value: G, pc: &Cond) {
         let pc = &self.gate(id, pc);
         let value = value.restrict(&self.conds, pc);
-        self.note_read(id);
         self.touch(id);
         let old = self.heap[id as usize].fields.get(name).cloned().unwrap_or_default();
-        let mut new = value;
-        new.extend(&self.conds, old.restrict(&self.conds, &pc.not()));
+        let new = old.overwritten(&self.conds, value, pc);
         let (new, hit) = new.bounded(&self.conds);
         if hit {
             let created = self.heap[id as usize].created;

@@ -97,10 +97,8 @@ impl Interp<'_, '_> {
         use Operator::*;
         // List concatenation keeps the items of both.
         if let (Add, Value::Obj(a), Value::Obj(b)) = (op, left, right) {
-            self.note_read(*a);
-            self.note_read(*b);
             if let (ObjKind::List(x), ObjKind::List(y)) =
-                (self.heap[*a as usize].kind.clone(), self.heap[*b as usize].kind.clone())
+                (self.read_object(*a).kind.clone(), self.read_object(*b).kind.clone())
             {
                 let mut items = x;
                 items.extend(y);
@@ -417,7 +415,6 @@ impl Interp<'_, '_> {
         // Mutations of an older container are gated by the whole condition of the call.
         let relative = *pc;
         let pc = &self.gate(id, pc);
-        self.note_read(id);
         if matches!(
             name,
             "append"
@@ -434,7 +431,7 @@ impl Interp<'_, '_> {
         ) {
             self.touch(id);
         }
-        let kind = self.heap[id as usize].kind.clone();
+        let kind = self.read_object(id).kind.clone();
         match (kind, name) {
             (ObjKind::List(mut items), "append") => {
                 if let Some(arg) = args.positional.first() {
@@ -515,8 +512,7 @@ impl Interp<'_, '_> {
                 } else {
                     for arg in &args.positional {
                         if let Some(Value::Obj(other)) = arg.value.single() {
-                            self.note_read(*other);
-                            if let ObjKind::Dict(more) = self.heap[*other as usize].kind.clone() {
+                            if let ObjKind::Dict(more) = self.read_object(*other).kind.clone() {
                                 for (k, g) in more {
                                     super::exprs::set_entry(&mut entries, &k, g.restrict(&self.conds, pc), self, pc);
                                 }
@@ -640,8 +636,7 @@ impl Interp<'_, '_> {
                         match &v {
                             Value::Tuple(items) => pieces.extend(items.iter().map(|g| g.restrict(&self.conds, &c))),
                             Value::Obj(id) => {
-                                self.note_read(*id);
-                                if let ObjKind::List(items) = self.heap[*id as usize].kind.clone() {
+                                if let ObjKind::List(items) = self.read_object(*id).kind.clone() {
                                     pieces.extend(items.into_iter().map(|g| g.restrict(&self.conds, &c)));
                                 }
                             }

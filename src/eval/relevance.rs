@@ -45,8 +45,7 @@ impl Interp<'_, '_> {
             return true;
         }
         // A `__getattr__` says what an attribute is (the wrapped object's method, a flag).
-        let name = self.index.function(func).name.clone();
-        if name.as_str() == "__getattr__" {
+        if self.index.function(func).name.as_str() == "__getattr__" {
             return true;
         }
         if receiver.is_some_and(|r| self.carries(r))
@@ -146,8 +145,7 @@ impl Interp<'_, '_> {
                 if !seen.insert(*id) {
                     return false;
                 }
-                self.note_read(*id);
-                let object = &self.heap[*id as usize];
+                let object = self.read_object(*id);
                 let fields = object.fields.values();
                 let items: Vec<&G> = match &object.kind {
                     ObjKind::List(items) => items.iter().collect(),

@@ -428,7 +428,9 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     for &(atom, _) in conds.vacuous() {
         vacuous_cond = vacuous_cond.or(&conds.literal_cond(atom, true));
     }
-    let mut vacuous_used: BTreeSet<usize> = BTreeSet::new();
+    // Met while evaluating, those configurations were left out then (their branches were not
+    // evaluated): every one is named.
+    let vacuous_used: BTreeSet<usize> = conds.vacuous().iter().map(|&(atom, _)| atom).collect();
     // What the rows are printed within: running configurations where the count matters.
     let care = runs.and(&vacuous_cond.not());
     for mut o in outcomes {
@@ -436,9 +438,6 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         if !conds.feasible(&o.cond) {
             continue;
         }
-        // Met while evaluating, the configurations were left out then (their branches were
-        // not evaluated): every one is named.
-        vacuous_used.extend(conds.vacuous().iter().map(|&(atom, _)| atom));
         o.cond = o.cond.and(&vacuous_cond.not());
         if !conds.feasible(&o.cond) {
             continue;

@@ -227,12 +227,7 @@ impl Interp<'_, '_> {
     fn small_sequence(&self, iterable: &G) -> Option<Vec<G>> {
         let items = match iterable.single()? {
             Value::Tuple(items) => items.as_ref().clone(),
-            Value::Obj(id) => match &{
-                self.note_read(*id);
-                &self.heap[*id as usize]
-            }
-            .kind
-            {
+            Value::Obj(id) => match &self.read_object(*id).kind {
                 ObjKind::List(items) => items.clone(),
                 _ => return None,
             },

@@ -57,6 +57,12 @@ impl Interp<'_, '_> {
         id < mark || self.shared[id as usize]
     }
 
+    /// Object `id`, for reading its contents (noted for the summary of the call in progress).
+    pub fn read_object(&self, id: HeapId) -> &Object {
+        self.note_read(id);
+        &self.heap[id as usize]
+    }
+
     /// Notes that the contents of object `id` (fields, items, entries) are read.
     pub fn note_read(&self, id: HeapId) {
         let mut sessions = self.sessions.borrow_mut();
@@ -72,7 +78,7 @@ impl Interp<'_, '_> {
         self.versions[id as usize] += 1;
         let mut sessions = self.sessions.borrow_mut();
         if let Some(top) = sessions.last_mut() {
-            if id < top.mark || self.shared[id as usize] {
+            if self.outside(id, top.mark) {
                 top.writes.push(id);
             }
         }
@@ -104,13 +110,12 @@ impl Interp<'_, '_> {
 
     /// Ends the innermost call (made under `pc` in its caller): what it read and did becomes
     /// part of the caller's, and a summary is kept under `key` when it can be replayed.
-    pub fn end_session(&mut self, key: Option<String>, pc: &Cond, returns: &G, alive: Cond) {
+    pub fn end_session(&mut self, key: String, pc: &Cond, returns: &G, alive: Cond) {
         let session = self.sessions.borrow_mut().pop().expect("a session per call");
         self.merge_into_caller(&session.reads, &session.writes, &session.sites, &session.raises, pc);
         if !session.replayable {
             self.not_replayable();
         }
-        let Some(key) = key else { return };
         if !session.writes.is_empty() || !session.replayable {
             return;
         }
@@ -131,7 +136,7 @@ impl Interp<'_, '_> {
     }
 
     fn merge_into_caller(
-        &mut self,
+        &self,
         reads: &FxHashMap<HeapId, u32>,
         writes: &[HeapId],
         sites: &[(SiteId, Cond)],
@@ -142,11 +147,11 @@ impl Interp<'_, '_> {
         let Some(caller) = sessions.last_mut() else { return };
         let mark = caller.mark;
         for (&id, &version) in reads {
-            if id < mark || self.shared[id as usize] {
+            if self.outside(id, mark) {
                 caller.reads.entry(id).or_insert(version);
             }
         }
-        caller.writes.extend(writes.iter().filter(|&&id| id < mark || self.shared[id as usize]));
+        caller.writes.extend(writes.iter().filter(|&&id| self.outside(id, mark)));
         caller.sites.extend(sites.iter().map(|(s, c)| (*s, c.and(pc))));
         caller.raises.extend(raises.iter().map(|c| c.and(pc)));
     }
@@ -192,7 +197,7 @@ impl Interp<'_, '_> {
         }
         let mut out = Vec::new();
         while let Some(id) = stack.pop() {
-            if id < mark || self.shared[id as usize] || !seen.insert(id) {
+            if self.outside(id, mark) || !seen.insert(id) {
                 continue;
             }
             let object = &self.heap[id as usize];
