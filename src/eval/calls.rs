@@ -53,7 +53,13 @@ impl Interp<'_, '_> {
         }
         let callee = self.eval(frame, &call.func, pc);
         let args = self.eval_args(frame, &call.arguments, pc);
+        let stored = self.device_store_value(call, &callee, &args);
+        self.out_writes.clear();
         let result = self.call(&callee, args, pc, loc);
+        self.write_back_arguments(frame, call, pc);
+        if let Some((pointer, value)) = stored {
+            self.device_store(frame, pointer, value, pc);
+        }
 
         // In-place tensor methods (`x.mul_(v)`, `shared.add_(routed, alpha=v)`) update `x`.
         if let Expr::Attribute(attr) = call.func.as_ref() {
@@ -68,11 +74,76 @@ impl Interp<'_, '_> {
                     }
                     let covered = updated.coverage(&self.conds);
                     updated.extend(&self.conds, receiver.restrict(&self.conds, &covered.not()));
-                    self.assign_target(frame, &attr.value, updated, pc);
+                    self.assign_in_place(frame, &attr.value, updated, pc);
                 }
             }
         }
         result
+    }
+
+    /// What the call just made wrote into tensors it was handed (`Interp::out_writes`) lands in
+    /// the caller's argument expressions.
+    fn write_back_arguments(&mut self, frame: &mut Frame, call: &ast::ExprCall, pc: &Cond) {
+        if self.out_writes.is_empty() {
+            return;
+        }
+        let writes = std::mem::take(&mut self.out_writes);
+        let arguments = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
+        for expr in arguments {
+            if matches!(expr, Expr::Starred(_)) {
+                continue;
+            }
+            let here = self.loc(frame.file, expr);
+            for (loc, value, cond) in &writes {
+                if *loc == here {
+                    let under = pc.and(cond);
+                    if self.conds.feasible(&under) {
+                        self.assign_in_place(frame, expr, value.clone(), &under);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `tl.store(out_ptr + offsets, value)` (in a device kernel): the pointer expression and
+    /// the value stored.
+    fn device_store_value<'e>(&self, call: &'e ast::ExprCall, callee: &G, args: &Args) -> Option<(&'e Expr, G)> {
+        let is_store = callee.iter().any(|(_, v)| {
+            matches!(v, Value::External(path)
+                if (path.starts_with("triton.language.") || path.starts_with("tl."))
+                    && matches!(path.rsplit('.').next(), Some("store" | "atomic_add" | "atomic_xchg")))
+        });
+        if !is_store {
+            return None;
+        }
+        let keyword = |name: &str| {
+            call.arguments.keywords.iter().position(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == name))
+        };
+        let pointer = match call.arguments.args.first() {
+            Some(p) => p,
+            None => &call.arguments.keywords[keyword("pointer")?].value,
+        };
+        let value = match args.positional.get(1) {
+            Some(arg) => arg.value.clone(),
+            None => {
+                let name = call.arguments.keywords[keyword("value")?].arg.clone()?;
+                args.keywords.iter().find(|(k, _)| *k == name.id)?.1.value.clone()
+            }
+        };
+        Some((pointer, value))
+    }
+
+    /// The stored value lands in the tensor the pointer's base parameter was handed: the
+    /// pointer is that parameter plus offsets.
+    fn device_store(&mut self, frame: &mut Frame, pointer: &Expr, value: G, pc: &Cond) {
+        let mut base = pointer;
+        while let Expr::BinOp(op) = base {
+            base = if matches!(op.left.as_ref(), Expr::Name(_) | Expr::BinOp(_)) { &op.left } else { &op.right };
+        }
+        let Expr::Name(name) = base else { return };
+        if frame.aliases.contains_key(&name.id) && value.iter().any(|(_, v)| matches!(v, Value::Num(_))) {
+            self.assign_in_place(frame, base, value, pc);
+        }
     }
 
     fn eval_super(&mut self, frame: &mut Frame, call: &ast::ExprCall, pc: &Cond, loc: Loc) -> G {
@@ -134,6 +205,15 @@ impl Interp<'_, '_> {
                     .keywords
                     .push((name.id.clone(), Arg { value, loc: Some(self.loc(frame.file, &keyword.value)) })),
                 None => args.splats.push(value),
+            }
+        }
+        // Which arguments are output buffers in this frame: the parameters they bind become
+        // buffers of the callee.
+        self.buffer_args.clear();
+        let named = arguments.args.iter().chain(arguments.keywords.iter().map(|k| &k.value));
+        for expr in named {
+            if super::stmts::writable_buffer(frame, expr) {
+                self.buffer_args.insert(self.loc(frame.file, expr));
             }
         }
         args
@@ -301,7 +381,12 @@ impl Interp<'_, '_> {
         let args = self.args_relative_to(args, pc);
         let key = self.call_key(&receiver, &args, loc);
         let summary_key = self.summary_key(func, &receiver, &args);
-        let (returns, alive) = match self.replay(&summary_key, pc) {
+        // Where each argument came from, for what the body writes into them.
+        let arg_locs: Vec<Option<Loc>> = args.positional.iter().map(|a| a.loc).collect();
+        let keyword_locs: Vec<(Name, Option<Loc>)> = args.keywords.iter().map(|(k, a)| (k.clone(), a.loc)).collect();
+        // Calls made by the body take their own writes; the caller's pending ones wait.
+        let pending = std::mem::take(&mut self.out_writes);
+        let (returns, alive, written) = match self.replay(&summary_key, pc) {
             Some(replayed) => replayed,
             None => {
                 let mut frame = self.frame(Some(func), func.file);
@@ -315,12 +400,25 @@ impl Interp<'_, '_> {
                 self.stack.push(func);
                 self.begin_session();
                 self.exec_block(&mut frame, &def.body, &local);
-                self.end_session(summary_key, pc, &frame.returns, frame.alive);
+                let written = written_arguments(&frame);
+                self.end_session(summary_key, pc, &frame.returns, frame.alive, &written);
                 self.stack.pop();
                 (self.base, self.heap_mark) = outer;
-                (frame.returns, frame.alive)
+                (frame.returns, frame.alive, written)
             }
         };
+        self.out_writes = pending;
+        for (slot, value) in written {
+            let loc = match &slot {
+                super::interp::ArgSlot::Positional(i) => arg_locs.get(*i).copied().flatten(),
+                super::interp::ArgSlot::Keyword(name) => {
+                    keyword_locs.iter().find(|(k, _)| k == name).and_then(|(_, l)| *l)
+                }
+            };
+            if let Some(loc) = loc {
+                self.out_writes.push((loc, value.restrict(&self.conds, pc), *pc));
+            }
+        }
         let mut result = returns.restrict(&self.conds, pc);
         let falls_off = pc.and(&alive);
         if self.conds.feasible(&falls_off) {
@@ -516,6 +614,10 @@ impl Interp<'_, '_> {
         }
         let qualname = self.index.function(func).qualname.clone();
         let mut given: Vec<Option<G>> = vec![None; params.len()];
+        // Which argument passed a tensor to each parameter (for writes through it).
+        let mut slots: Vec<Option<super::interp::ArgSlot>> = vec![None; params.len()];
+        let mut buffers: Vec<bool> = vec![false; params.len()];
+        let is_tensor = |g: &G| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor));
         let mut extra_positional: Vec<G> = Vec::new();
         let mut extra_keywords: Vec<(Rc<str>, G)> = Vec::new();
         let positional = crate::index::positional_slots(&params);
@@ -527,14 +629,26 @@ impl Interp<'_, '_> {
                 positional.get(i).map(|&p| params[p].name.as_str()).unwrap_or("*args"),
             );
             match positional.get(i) {
-                Some(&p) => given[p] = Some(value),
+                Some(&p) => {
+                    if is_tensor(&value) {
+                        slots[p] = Some(super::interp::ArgSlot::Positional(i));
+                        buffers[p] = arg.loc.is_some_and(|l| self.buffer_args.contains(&l));
+                    }
+                    given[p] = Some(value)
+                }
                 None => extra_positional.push(value),
             }
         }
         for (name, arg) in &args.keywords {
             let value = self.note_argument(&arg.value, arg.loc.unwrap_or(loc), &qualname, name.as_str());
             match crate::index::keyword_slot(&params, name.as_str()) {
-                Some(p) => given[p] = Some(value),
+                Some(p) => {
+                    if is_tensor(&value) {
+                        slots[p] = Some(super::interp::ArgSlot::Keyword(name.clone()));
+                        buffers[p] = arg.loc.is_some_and(|l| self.buffer_args.contains(&l));
+                    }
+                    given[p] = Some(value)
+                }
                 None => extra_keywords.push((Rc::from(name.as_str()), value)),
             }
         }
@@ -608,6 +722,12 @@ impl Interp<'_, '_> {
                 }
             };
             frame.locals.insert(param.name.clone(), value);
+            if let Some(slot) = slots[i].take() {
+                frame.aliases.insert(param.name.clone(), slot);
+                if buffers[i] {
+                    frame.buffers.insert(param.name.clone());
+                }
+            }
         }
     }
 
@@ -962,4 +1082,16 @@ fn contains_yield(body: &[Stmt]) -> bool {
         finder.visit_stmt(stmt);
     }
     finder.found
+}
+
+/// What a finished body wrote into the tensors its caller passed: per argument, the value the
+/// parameter holds at the end (relative to the call).
+fn written_arguments(frame: &Frame) -> Vec<(super::interp::ArgSlot, G)> {
+    let mut out: Vec<(super::interp::ArgSlot, G)> = frame
+        .written
+        .iter()
+        .filter_map(|name| Some((frame.aliases.get(name)?.clone(), frame.locals.get(name)?.clone())))
+        .collect();
+    out.sort_by(|a, b| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)));
+    out
 }

@@ -840,6 +840,42 @@ impl Interp<'_, '_> {
     }
 
     /// Assigns `value` to a target expression (names, attributes, items, tuples).
+    /// Writes `value` into the tensor `target` denotes (`out.mul_(v)`, `out[i] = x`, a kernel
+    /// storing into a buffer it was handed), rather than binding a new one: through a view
+    /// (`out.view(-1)`) or a conditional (`out if flag else scratch`) to the tensor itself, and
+    /// through a parameter to the caller's argument (see `Frame::aliases`).
+    pub fn assign_in_place(&mut self, frame: &mut Frame, target: &Expr, value: G, pc: &Cond) {
+        match target {
+            Expr::Name(name) => {
+                let alias = frame.aliases.get(&name.id).cloned();
+                self.assign_local(frame, &name.id, value, pc);
+                if let Some(slot) = alias {
+                    frame.aliases.insert(name.id.clone(), slot);
+                    frame.written.insert(name.id.clone());
+                }
+            }
+            Expr::If(node) => {
+                let test = self.eval(frame, &node.test, pc);
+                let loc = self.loc(frame.file, node.test.as_ref());
+                let holds = self.truthy(&test, loc);
+                let (yes, no) = (pc.and(&holds), pc.and(&holds.not()));
+                if self.conds.feasible(&yes) {
+                    self.assign_in_place(frame, &node.body, value.restrict(&self.conds, &yes), &yes);
+                }
+                if self.conds.feasible(&no) {
+                    self.assign_in_place(frame, &node.orelse, value.restrict(&self.conds, &no), &no);
+                }
+            }
+            Expr::Call(call) => match call.func.as_ref() {
+                Expr::Attribute(attr) if VIEWS.contains(&attr.attr.as_str()) => {
+                    self.assign_in_place(frame, &attr.value, value, pc)
+                }
+                _ => {}
+            },
+            _ => self.assign_target(frame, target, value, pc),
+        }
+    }
+
     pub fn assign_target(&mut self, frame: &mut Frame, target: &Expr, value: G, pc: &Cond) {
         match target {
             Expr::Name(name) => self.assign_local(frame, &name.id, value, pc),
@@ -890,7 +926,7 @@ impl Interp<'_, '_> {
                 // `t[idx] = v` on a tensor: part of `t` now holds `v`.
                 if updated_num {
                     let merged = self.union_nums(&base, &value, pc);
-                    self.assign_target(frame, &sub.value, merged, pc);
+                    self.assign_in_place(frame, &sub.value, merged, pc);
                 }
             }
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
@@ -1029,6 +1065,27 @@ fn cmp_text(op: CmpOp) -> &'static str {
         CmpOp::NotIn => "not in",
     }
 }
+
+/// Tensor methods whose result shares storage with the receiver: writing into the result
+/// writes into the receiver.
+pub const VIEWS: &[&str] = &[
+    "view",
+    "view_as",
+    "reshape",
+    "unsqueeze",
+    "squeeze",
+    "flatten",
+    "unflatten",
+    "narrow",
+    "select",
+    "transpose",
+    "permute",
+    "as_strided",
+    "contiguous",
+    "detach",
+    "expand",
+    "expand_as",
+];
 
 pub fn short_kind(v: &Value) -> &'static str {
     match v {

@@ -94,6 +94,19 @@ pub struct Frame {
     /// Locals holding freshly allocated floating-point tensors (`torch.empty(...)`): an
     /// outside kernel called for its effect writes its result into them.
     pub buffers: rustc_hash::FxHashSet<Name>,
+    /// Parameters still holding the tensor the caller passed (not rebound), with the argument
+    /// that passed it: writing into one in place (`out.mul_(v)`, `out[i] = x`, a kernel that
+    /// stores through it) writes into the caller's tensor.
+    pub aliases: FxHashMap<Name, ArgSlot>,
+    /// Aliased parameters written in place: what the caller's argument holds after the call.
+    pub written: rustc_hash::FxHashSet<Name>,
+}
+
+/// Which argument of a call passed a value: the `i`-th positional one, or a keyword.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ArgSlot {
+    Positional(usize),
+    Keyword(Name),
 }
 
 pub struct Interp<'r, 'a> {
@@ -146,6 +159,13 @@ pub struct Interp<'r, 'a> {
     /// Above zero while a `__getattr__` runs: its raise means "no such attribute" (which
     /// `getattr(x, name, default)` and `hasattr` catch), not a configuration that stops.
     pub raises_muted: usize,
+    /// Arguments the last call(s) wrote into in place, by the location of the argument
+    /// expression: `(argument, what it holds now, under which condition)`. Taken by the caller's
+    /// `eval_call` right after the call.
+    pub out_writes: Vec<(Loc, G, Cond)>,
+    /// The arguments of the call about to be made that are output buffers in the caller
+    /// (`Frame::buffers`), by location: the parameters they bind are buffers too.
+    pub buffer_args: rustc_hash::FxHashSet<Loc>,
     /// The calls in progress, innermost last (what each read and did, for its summary).
     pub sessions: std::cell::RefCell<Vec<super::summary::Session>>,
     pub summaries: FxHashMap<String, Rc<super::summary::Summary>>,
@@ -185,6 +205,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             shared: Vec::new(),
             sharing: 0,
             raises_muted: 0,
+            out_writes: Vec::new(),
+            buffer_args: Default::default(),
             sessions: Default::default(),
             summaries: FxHashMap::default(),
         }
@@ -431,11 +453,15 @@ impl<'r, 'a> Interp<'r, 'a> {
             loop_alive: self.conds.truth(),
             loop_broken: self.conds.falsity(),
             buffers: Default::default(),
+            aliases: FxHashMap::default(),
+            written: Default::default(),
         }
     }
 
     /// `name = value` in `frame` under `pc`.
     pub fn assign_local(&mut self, frame: &mut Frame, name: &Name, value: G, pc: &Cond) {
+        // A new value, not a write into the tensor the caller passed (see `assign_in_place`).
+        frame.aliases.remove(name);
         let old = frame.locals.get(name).cloned().unwrap_or_default();
         let new = old.overwritten(&self.conds, value, pc);
         let (new, hit) = new.bounded(&self.conds);

@@ -55,7 +55,7 @@ impl Interp<'_, '_> {
                 let current = self.eval(frame, &assign.target, pc);
                 let operand = self.eval(frame, &assign.value, pc);
                 let value = self.binop(&current, assign.op, &operand, pc, loc, true);
-                self.assign_target(frame, &assign.target, value, pc);
+                self.assign_in_place(frame, &assign.target, value, pc);
             }
             Stmt::Return(ret) => {
                 let value = match &ret.value {
@@ -276,19 +276,36 @@ fn handlers_matter(handlers: &[ast::ExceptHandler]) -> bool {
 impl Interp<'_, '_> {
     /// A kernel called for its effect (`hash_topk(logits, ids, weights_out, ..., factor)`)
     /// returns nothing useful: what it computes lands in the output buffers it was handed. When
-    /// the traced value went in, the fresh floating-point buffers among the arguments now hold
-    /// the result (with its delegated application).
+    /// the traced value went in, the floating-point buffers among the arguments (fresh ones, or
+    /// ones handed down as buffers; or views of them) now hold the result (with its delegated
+    /// application).
     fn write_out_buffers(&mut self, frame: &mut Frame, call: &ruff_python_ast::ExprCall, result: G, pc: &Cond) {
         let carries = result.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.carries_traced()));
         if !carries || frame.buffers.is_empty() {
             return;
         }
         let args = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
-        let targets: Vec<Expr> =
-            args.filter(|a| matches!(a, Expr::Name(n) if frame.buffers.contains(&n.id))).cloned().collect();
+        let targets: Vec<Expr> = args.filter(|a| writable_buffer(frame, a)).cloned().collect();
         for target in &targets {
-            self.assign_target(frame, target, result.clone(), pc);
+            self.assign_in_place(frame, target, result.clone(), pc);
         }
+    }
+}
+
+/// Whether `expr` denotes a buffer a kernel may write into (a fresh buffer of this frame or
+/// one its caller passed), directly, through a view (`out.view(-1)`) or one arm of a
+/// conditional.
+pub fn writable_buffer(frame: &Frame, expr: &Expr) -> bool {
+    match expr {
+        Expr::Name(n) => frame.buffers.contains(&n.id),
+        Expr::If(node) => writable_buffer(frame, &node.body) || writable_buffer(frame, &node.orelse),
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Attribute(attr) if super::exprs::VIEWS.contains(&attr.attr.as_str()) => {
+                writable_buffer(frame, &attr.value)
+            }
+            _ => false,
+        },
+        _ => false,
     }
 }
 

@@ -19,7 +19,7 @@ use std::rc::Rc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::cond::Cond;
-use super::interp::{Interp, ObjKind, Object};
+use super::interp::{ArgSlot, Interp, ObjKind, Object};
 use super::value::*;
 
 /// What one call in progress has read and done so far.
@@ -44,6 +44,8 @@ pub struct Summary {
     reads: Vec<(HeapId, u32)>,
     returns: G,
     alive: Cond,
+    /// What the call wrote into the tensors it was handed (see `Frame::aliases`).
+    written: Vec<(ArgSlot, G)>,
     sites: Vec<(SiteId, Cond)>,
     raises: Vec<Cond>,
     /// The objects the call made that its result reaches, as they were when it returned.
@@ -110,7 +112,7 @@ impl Interp<'_, '_> {
 
     /// Ends the innermost call (made under `pc` in its caller): what it read and did becomes
     /// part of the caller's, and a summary is kept under `key` when it can be replayed.
-    pub fn end_session(&mut self, key: String, pc: &Cond, returns: &G, alive: Cond) {
+    pub fn end_session(&mut self, key: String, pc: &Cond, returns: &G, alive: Cond, written: &[(ArgSlot, G)]) {
         let session = self.sessions.borrow_mut().pop().expect("a session per call");
         self.merge_into_caller(&session.reads, &session.writes, &session.sites, &session.raises, pc);
         if !session.replayable {
@@ -128,6 +130,7 @@ impl Interp<'_, '_> {
                 reads,
                 returns: returns.clone(),
                 alive,
+                written: written.to_vec(),
                 sites: session.sites,
                 raises: session.raises,
                 made,
@@ -158,7 +161,7 @@ impl Interp<'_, '_> {
 
     /// The result of an earlier identical call, replayed under `pc`: `(returns, alive)` as the
     /// body would have left them, or `None` when there is no valid summary.
-    pub fn replay(&mut self, key: &str, pc: &Cond) -> Option<(G, Cond)> {
+    pub fn replay(&mut self, key: &str, pc: &Cond) -> Option<(G, Cond, Vec<(ArgSlot, G)>)> {
         let summary = self.summaries.get(key)?.clone();
         if summary.reads.iter().any(|&(id, version)| self.versions[id as usize] != version) {
             return None;
@@ -185,7 +188,8 @@ impl Interp<'_, '_> {
         }
         let reads: FxHashMap<HeapId, u32> = summary.reads.iter().copied().collect();
         self.merge_into_caller(&reads, &[], &[], &[], pc);
-        Some((renumber_g(&summary.returns, &renumber), summary.alive))
+        let written = summary.written.iter().map(|(slot, g)| (slot.clone(), renumber_g(g, &renumber))).collect();
+        Some((renumber_g(&summary.returns, &renumber), summary.alive, written))
     }
 
     /// The objects made since `mark` (and not shared) that `result` reaches, copied.

@@ -374,3 +374,47 @@ fn a_wrapper_made_by_update_wrapper_is_the_wrapper() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.compiled.WrappedForwardMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
 }
+
+#[test]
+fn a_helper_that_writes_into_the_callers_buffer_applies_the_factor_there() {
+    // `moe_sum_reduce(cache, out, f)` and `out.mul_(f)` inside helpers write into the `out`
+    // the layer allocated and returns.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.outbuf.HelperScalesOutMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "config.fast_combine".into()), ("ONCE".into(), 1, "not config.fast_combine".into())]
+    );
+}
+
+#[test]
+fn a_triton_kernel_storing_through_a_pointer_writes_the_callers_tensor() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.outbuf.KernelThenModelMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.rescale".into()), ("TWICE".into(), 2, "config.rescale".into())]
+    );
+    let text = run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "KernelThenModelMoE"]);
+    insta::assert_snapshot!(text.stdout);
+}
+
+#[test]
+fn a_write_through_a_view_or_one_arm_of_a_conditional_reaches_that_tensor_only() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.outbuf.ViewBufferMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "config.flat_output".into()), ("NEVER".into(), 0, "not config.flat_output".into())]
+    );
+}
+
+#[test]
+fn an_in_place_write_to_a_parameter_changes_the_callers_tensor_and_a_rebinding_does_not() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.outbuf.InPlaceHelperMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.copy_helper".into()), ("NEVER".into(), 0, "config.copy_helper".into())]
+    );
+}
