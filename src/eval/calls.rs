@@ -25,6 +25,10 @@ pub struct Arg {
     pub loc: Option<Loc>,
 }
 
+/// A call skipped as not worth evaluating, kept to evaluate later: the function, its receiver
+/// and arguments, and the (absolute) condition it was made under.
+pub type Skipped = (FuncId, Option<Value>, Args, Cond);
+
 /// A call's arguments as evaluated.
 #[derive(Clone, Debug, Default)]
 pub struct Args {
@@ -279,6 +283,9 @@ impl Interp<'_, '_> {
                 self.call(&func, merged, pc, loc)
             }
             Value::Sym(s) => {
+                if self.deferred.contains_key(s) {
+                    return self.call_deferred(*s, args, pc, loc);
+                }
                 let label = self.syms[*s as usize].label();
                 self.call_unknown(&label, Some(*s), args, pc, loc)
             }
@@ -506,6 +513,15 @@ impl Interp<'_, '_> {
     /// with the same scales; anything else is a symbol named by the call, one per function and
     /// receiver, so the same query met twice is the same atom.
     fn skipped_call(&mut self, func: FuncId, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
+        // A constructor not evaluated now is evaluated when a field it would set is read.
+        if self.index.function(func).name.as_str() == "__init__" {
+            if let Some(Value::Obj(id)) = &receiver {
+                if matches!(self.heap[*id as usize].kind, ObjKind::Instance(_)) {
+                    let later = Rc::new((func, receiver.clone(), args.clone(), self.base.and(pc)));
+                    self.unbuilt.insert(*id, later);
+                }
+            }
+        }
         let has_data = args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))));
         if has_data {
             let path = self.index.function_path(func);
@@ -522,8 +538,43 @@ impl Interp<'_, '_> {
             self.resolver.annotation_classes(&ctx, &r, &mut crate::resolve::Walk::default()).into_iter().next()
         });
         let value = self.sym(SymKey::Call(func, key), display, hint);
-
+        // Evaluated after all if the result is called (a registry lookup, a factory of
+        // functions): see `call_deferred`.
+        if let Value::Sym(s) = &value {
+            let at = self.base.and(pc);
+            self.deferred.entry(*s).or_insert_with(|| Rc::new((func, receiver, args, at)));
+        }
         G::under(pc.clone(), value)
+    }
+
+    /// Calling the result of a call that was skipped as not worth evaluating: the call is
+    /// evaluated now (see `evaluate_skipped`) and its result called.
+    fn call_deferred(&mut self, sym: SymId, args: Args, pc: &Cond, loc: Loc) -> G {
+        let callee = match self.deferred_results.get(&sym) {
+            Some(g) => g.clone(),
+            None => {
+                let deferred = self.deferred[&sym].clone();
+                let g = self.evaluate_skipped(&deferred, loc);
+                self.deferred_results.insert(sym, g.clone());
+                g
+            }
+        };
+        self.call(&callee, args, pc, loc)
+    }
+
+    /// Evaluates a call skipped earlier, as it would have run then: under the condition it
+    /// was made under (conditions in the result are relative to it), with every object made
+    /// since counted as older (so its writes into them are gated by that condition).
+    pub fn evaluate_skipped(&mut self, skipped: &Skipped, loc: Loc) -> G {
+        let (func, receiver, args, at) = skipped;
+        let saved = (self.base, self.heap_mark);
+        self.base = *at;
+        self.heap_mark = self.heap.len() as HeapId;
+        self.force = Some(*func);
+        let result = self.call_function(*func, receiver.clone(), args.clone(), &Cond::TRUE, loc);
+        self.force = None;
+        (self.base, self.heap_mark) = saved;
+        result
     }
 
     /// Identity of a call for the symbol of its result: the receiver and the arguments when

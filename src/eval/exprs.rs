@@ -396,13 +396,24 @@ impl Interp<'_, '_> {
                 self.conds.falsity()
             }
             // `key in d` for a dict the evaluator built: where the key is present.
-            (Value::Const(Constant::Str(key)), In, Value::Obj(id))
+            (Value::Const(_) | Value::Tuple(_), In, Value::Obj(id))
                 if matches!(self.heap[*id as usize].kind, ObjKind::Dict(_)) =>
             {
-                let ObjKind::Dict(entries) = &self.read_object(*id).kind else { unreachable!() };
-                match entries.iter().find(|(k, _)| k.as_ref() == key.as_str()) {
-                    Some((_, g)) => g.coverage(&self.conds),
-                    None => self.conds.falsity(),
+                let ObjKind::Dict(entries) = self.read_object(*id).kind.clone() else { unreachable!() };
+                match (entry_key(left), left) {
+                    (Some(key), _) => match entries.iter().find(|(k, _)| k.as_ref() == key.as_str()) {
+                        Some((_, g)) => g.coverage(&self.conds),
+                        None => self.conds.falsity(),
+                    },
+                    (None, Value::Tuple(items)) => {
+                        let mut present = self.conds.falsity();
+                        for (key, g) in &entries {
+                            let holds = self.tuple_key_matches(items, key);
+                            present = present.or(&holds.and(&g.coverage(&self.conds)));
+                        }
+                        present
+                    }
+                    _ => self.conds.falsity(),
                 }
             }
             // A value is itself; a sentinel (`object()`) equals nothing else.
@@ -521,7 +532,7 @@ impl Interp<'_, '_> {
                             }
                         }
                         ObjKind::Dict(entries) => {
-                            let g = self.dict_lookup(&entries, &iv, &c, loc);
+                            let g = self.dict_lookup(&entries, &iv, true, &c, loc);
                             out.extend(&self.conds, g);
                             continue;
                         }
@@ -546,9 +557,31 @@ impl Interp<'_, '_> {
 
     /// `dict[key]`: the entry for a constant key; for a key not known, every entry, each
     /// under an atom naming the key (a registry looked up at run time).
-    pub fn dict_lookup(&mut self, entries: &[(Rc<str>, G)], key: &Value, pc: &Cond, loc: Loc) -> G {
+    /// With `raising` (`d[key]`), a key known only at run time that is none of the entries
+    /// raises `KeyError`; without (`d.get(key)`), it gives an unknown "missing" alternative the
+    /// caller replaces by the default.
+    pub fn dict_lookup(&mut self, entries: &[(Rc<str>, G)], key: &Value, raising: bool, pc: &Cond, loc: Loc) -> G {
         let mut out = G::empty();
+        if let (Value::Tuple(_), Some(k)) = (key, entry_key(key)) {
+            // A tuple of constants: one entry.
+            return self.dict_lookup(entries, &Value::Const(Constant::Str(k)), raising, pc, loc);
+        }
         match key {
+            Value::Tuple(items) => {
+                // A tuple with parts known only at run time: every entry whose key it can be.
+                let mut any = self.conds.falsity();
+                for (name, g) in entries {
+                    let holds = self.tuple_key_matches(items, name);
+                    any = any.or(&holds);
+                    out.extend(&self.conds, g.restrict(&self.conds, &pc.and(&holds)));
+                }
+                let missing = pc.and(&any.not());
+                if raising {
+                    self.raise_under(&missing);
+                } else if self.conds.feasible(&missing) {
+                    out.push(&self.conds, missing, Value::unknown(format!("key `{}` missing", self.text(loc))));
+                }
+            }
             Value::Const(Constant::Str(k)) => {
                 if let Some((_, g)) = entries.iter().find(|(name, _)| name.as_ref() == k.as_str()) {
                     out.extend(&self.conds, g.restrict(&self.conds, pc));
@@ -567,7 +600,12 @@ impl Interp<'_, '_> {
                     out.extend(&self.conds, g.restrict(&self.conds, &pc.and(&atom)));
                 }
                 // Any other key raises KeyError: those configurations never get further.
-                self.raise_under(&pc.and(&any_key.not()));
+                let missing = pc.and(&any_key.not());
+                if raising {
+                    self.raise_under(&missing);
+                } else if self.conds.feasible(&missing) {
+                    out.push(&self.conds, missing, Value::unknown(format!("key `{}` missing", self.text(loc))));
+                }
             }
             _ => {
                 let text = self.text(loc);
@@ -579,6 +617,28 @@ impl Interp<'_, '_> {
             }
         }
         out
+    }
+
+    /// The condition under which the tuple `items` equals the tuple key `key` of an entry.
+    fn tuple_key_matches(&mut self, items: &[G], key: &str) -> Cond {
+        let Some(parts) = tuple_key_parts(key) else { return self.conds.falsity() };
+        if parts.len() != items.len() {
+            return self.conds.falsity();
+        }
+        let mut all = self.conds.truth();
+        for (item, part) in items.iter().zip(&parts) {
+            let mut equal = self.conds.falsity();
+            for (c, v) in item.0.clone() {
+                let eq = match &v {
+                    Value::Const(k) => self.conds.constant(consts_equal(k, part)),
+                    Value::Sym(s) => self.equals_atom(*s, part),
+                    _ => self.conds.falsity(),
+                };
+                equal = equal.or(&c.and(&eq));
+            }
+            all = all.and(&equal);
+        }
+        all
     }
 
     /// `value.attr` for every alternative.
@@ -765,6 +825,17 @@ impl Interp<'_, '_> {
                     }
                 }
             }
+            None if field.is_none()
+                && self.unbuilt.contains_key(&id)
+                && self.resolver.mro(class).external.is_empty() =>
+            {
+                // Its constructor was skipped and the field is read after all: build it now. (A
+                // field of a class with outside bases, an `nn.Module`, reads as a symbol instead:
+                // building layers is what bounds the evaluation.)
+                let skipped = self.unbuilt.remove(&id).expect("checked");
+                self.evaluate_skipped(&skipped, loc);
+                return self.object_attr(id, attr, pc, loc);
+            }
             None => {
                 // A wrapper that delegates what it does not define (`__getattr__`).
                 if unknown_base.is_none() && !attr.starts_with("__") {
@@ -899,10 +970,7 @@ impl Interp<'_, '_> {
                 for (c, v) in base.0.clone() {
                     match v {
                         Value::Obj(id) => {
-                            let key = match index.single() {
-                                Some(Value::Const(Constant::Str(k))) => Some(k.clone()),
-                                _ => None,
-                            };
+                            let key = index.single().and_then(entry_key);
                             let kind = self.heap[id as usize].kind.clone();
                             self.touch(id);
                             match (kind, key) {
@@ -1019,6 +1087,61 @@ pub fn extend_chain(n: &Num, hop: HopId) -> Num {
 }
 
 /// Sets dict entry `key` to `value` under `pc` (the old entry survives where `pc` fails).
+/// The key of a dict entry for a constant key: a string as itself, other constants and tuples
+/// of constants as Python writes them (`("triton", "standard")`).
+pub fn entry_key(value: &Value) -> Option<String> {
+    match value {
+        Value::Const(Constant::Str(s)) => Some(s.clone()),
+        Value::Const(c) => Some(c.to_string()),
+        Value::Tuple(items) => {
+            let parts: Option<Vec<String>> = items
+                .iter()
+                .map(|g| match g.single() {
+                    Some(Value::Const(c)) => Some(c.to_string()),
+                    _ => None,
+                })
+                .collect();
+            Some(format!("({})", parts?.join(", ")))
+        }
+        _ => None,
+    }
+}
+
+/// The constants of a tuple key written by [`entry_key`].
+fn tuple_key_parts(key: &str) -> Option<Vec<Constant>> {
+    let inner = key.strip_prefix('(')?.strip_suffix(')')?;
+    // Each part's text, and whether it was a (quoted) string.
+    let mut parts: Vec<(String, bool)> = vec![(String::new(), false)];
+    let (mut quoted, mut escaped) = (false, false);
+    for ch in inner.chars() {
+        let (text, was_string) = parts.last_mut().expect("a part");
+        match ch {
+            _ if escaped => {
+                text.push(ch);
+                escaped = false;
+            }
+            '\\' if quoted => escaped = true,
+            '"' => {
+                quoted = !quoted;
+                *was_string = true;
+            }
+            ',' if !quoted => parts.push((String::new(), false)),
+            ' ' if !quoted => {}
+            _ => text.push(ch),
+        }
+    }
+    parts
+        .into_iter()
+        .map(|(text, was_string)| match text.as_str() {
+            _ if was_string => Some(Constant::Str(text)),
+            "None" => Some(Constant::None),
+            "True" => Some(Constant::Bool(true)),
+            "False" => Some(Constant::Bool(false)),
+            _ => text.parse::<i64>().map(Constant::Int).ok().or_else(|| text.parse::<f64>().ok().map(Constant::Float)),
+        })
+        .collect()
+}
+
 pub fn set_entry(entries: &mut Vec<(Rc<str>, G)>, key: &str, value: G, interp: &Interp, pc: &Cond) {
     match entries.iter_mut().find(|(k, _)| k.as_ref() == key) {
         Some((_, old)) => {

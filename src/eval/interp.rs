@@ -155,7 +155,21 @@ pub struct Interp<'r, 'a> {
     /// it: module globals and class attributes (evaluated once), records, unknown objects.
     pub shared: Vec<bool>,
     /// Above zero while a module global or class attribute is being evaluated.
-    sharing: usize,
+    pub sharing: usize,
+    /// Names of the registries already filled (see `registry.rs`).
+    pub registries_filled: rustc_hash::FxHashSet<String>,
+    /// Non-zero while applying registering decorators: every call is evaluated.
+    pub registering: usize,
+    /// Calls skipped as not worth evaluating, by the symbol standing for their result:
+    /// `(function, receiver, arguments, base)`, evaluated if the result is called.
+    pub deferred: FxHashMap<SymId, Rc<super::calls::Skipped>>,
+    /// What deferred calls returned once evaluated.
+    pub deferred_results: FxHashMap<SymId, G>,
+    /// Instances whose `__init__` was skipped as not worth evaluating: built when a field is
+    /// read.
+    pub unbuilt: FxHashMap<HeapId, Rc<super::calls::Skipped>>,
+    /// A function to evaluate even if it looks irrelevant (a deferred call being made).
+    pub force: Option<FuncId>,
     /// Above zero while a `__getattr__` runs: its raise means "no such attribute" (which
     /// `getattr(x, name, default)` and `hasattr` catch), not a configuration that stops.
     pub raises_muted: usize,
@@ -204,6 +218,12 @@ impl<'r, 'a> Interp<'r, 'a> {
             versions: Vec::new(),
             shared: Vec::new(),
             sharing: 0,
+            registries_filled: Default::default(),
+            registering: 0,
+            deferred: FxHashMap::default(),
+            deferred_results: FxHashMap::default(),
+            unbuilt: FxHashMap::default(),
+            force: None,
             raises_muted: 0,
             out_writes: Vec::new(),
             buffer_args: Default::default(),
@@ -521,6 +541,7 @@ impl<'r, 'a> Interp<'r, 'a> {
         self.sharing -= 1;
         self.globals_in_progress.remove(&key);
         self.globals.insert(key, g.clone());
+        self.fill_registry(name, &g, loc);
         g
     }
 
@@ -736,6 +757,7 @@ impl<'r, 'a> Interp<'r, 'a> {
                 out = value;
             }
             self.class_attrs.insert(key, out.clone());
+            self.fill_registry(name, &out, loc);
             return Some((base, out));
         }
         None

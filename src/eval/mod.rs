@@ -11,6 +11,7 @@ mod exprs;
 mod interp;
 pub mod kernels;
 mod ops;
+mod registry;
 mod relevance;
 pub mod report;
 mod stmts;

@@ -464,7 +464,8 @@ impl Interp<'_, '_> {
                 let mut out = G::empty();
                 for (kc, kv) in key.0.clone() {
                     let c = kc.and(pc);
-                    let mut found = self.dict_lookup(&entries, &kv, &c, loc);
+                    let raising = name != "get" && args.positional.get(1).is_none();
+                    let mut found = self.dict_lookup(&entries, &kv, raising, &c, loc);
                     // A missing key gives the default (`None` for `get`).
                     let missing: Vec<(Cond, Value)> = found
                         .0

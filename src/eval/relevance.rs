@@ -41,7 +41,7 @@ pub struct Relevance {
 impl Interp<'_, '_> {
     /// Whether evaluating a call of `func` with these arguments can matter for the answer.
     pub fn worth_evaluating(&mut self, func: FuncId, receiver: Option<&Value>, args: &Args) -> bool {
-        if self.stack.is_empty() {
+        if self.stack.is_empty() || self.registering > 0 || self.force.take() == Some(func) {
             return true;
         }
         // A `__getattr__` says what an attribute is (the wrapped object's method, a flag).

@@ -131,6 +131,32 @@ impl Resolver<'_> {
     }
 }
 
+/// The targets of assignment expressions (`x := value`) in one statement's own expressions
+/// (nested statements are visited on their own).
+struct WalrusTargets {
+    top: bool,
+    names: Vec<Name>,
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for WalrusTargets {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if std::mem::take(&mut self.top) {
+            ruff_python_ast::visitor::walk_stmt(self, stmt);
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Named(named) = expr {
+            if let Expr::Name(name) = named.target.as_ref() {
+                self.names.push(name.id.clone());
+            }
+        }
+        if !matches!(expr, Expr::Lambda(_)) {
+            ruff_python_ast::visitor::walk_expr(self, expr);
+        }
+    }
+}
+
 enum NestedDef {
     Function(FuncId),
     Class(ClassId),
@@ -162,6 +188,12 @@ impl ScopeBuilder<'_> {
 
     fn stmt(&mut self, stmt: &Stmt, guards: &mut Vec<Guard>, depth: usize) {
         self.scope.statements.push((stmt.range().into(), guards.clone()));
+        // `if (x := f()) is not None:` binds `x` in the function.
+        let mut walrus = WalrusTargets { top: true, names: Vec::new() };
+        ruff_python_ast::visitor::Visitor::visit_stmt(&mut walrus, stmt);
+        for name in walrus.names {
+            self.bind(&name, LocalKind::Other, stmt.range().into(), guards);
+        }
         match stmt {
             Stmt::FunctionDef(def) => match self.nested.get(&Span::of(def)) {
                 Some(NestedDef::Function(id)) => {

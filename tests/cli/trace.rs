@@ -418,3 +418,45 @@ fn an_in_place_write_to_a_parameter_changes_the_callers_tensor_and_a_rebinding_d
         [("ONCE".into(), 1, "not config.copy_helper".into()), ("NEVER".into(), 0, "config.copy_helper".into())]
     );
 }
+
+#[test]
+fn functions_registered_by_decorators_are_one_configuration_per_key() {
+    // `@register_combine("triton", "standard")` fills a class-level dict under tuple keys; the
+    // layer looks it up with a key from its config.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.registry.RegisteredCombineMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.moe_runner_backend == \"triton\"".into()),
+            ("TWICE".into(), 2, "config.moe_runner_backend == \"cutlass\"".into())
+        ]
+    );
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]));
+    // A module-level registry keyed by strings, called straight from the lookup.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.registry.RegisteredScalerMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.scaler == \"mul\"".into()),
+            ("NEVER".into(), 0, "config.scaler == \"none\"".into())
+        ]
+    );
+}
+
+#[test]
+fn a_plain_object_built_without_the_traced_value_is_built_when_its_fields_are_read() {
+    // `Runner(backend)` carries nothing traced; `self.core` is read later. A backend the
+    // registry lacks is not an error for `.get`: the `elif` chain decides.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_runner.LazyRunnerMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.moe_runner_backend == \"triton\"".into()),
+            ("NEVER".into(), 0, "not (config.moe_runner_backend == \"triton\")".into())
+        ]
+    );
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]));
+}
