@@ -567,14 +567,21 @@ impl Interp<'_, '_> {
             return self.dict_lookup(entries, &Value::Const(Constant::Str(k)), raising, pc, loc);
         }
         match key {
-            Value::Tuple(items) => {
-                // A tuple with parts known only at run time: every entry whose key it can be.
+            Value::Tuple(_) | Value::Sym(_) => {
+                // A key (or parts of a tuple key) known only at run time: every entry whose key
+                // it can be.
                 let mut any = self.conds.falsity();
                 for (name, g) in entries {
-                    let holds = self.tuple_key_matches(items, name);
+                    let holds = match key {
+                        Value::Tuple(items) => self.tuple_key_matches(items, name),
+                        Value::Sym(s) => self.equals_atom(*s, &Constant::Str(name.to_string())),
+                        _ => unreachable!("matched above"),
+                    };
                     any = any.or(&holds);
                     out.extend(&self.conds, g.restrict(&self.conds, &pc.and(&holds)));
                 }
+                // Any other key: `KeyError` (those configurations never get further), or the
+                // default of `get`.
                 let missing = pc.and(&any.not());
                 if raising {
                     self.raise_under(&missing);
@@ -590,21 +597,6 @@ impl Interp<'_, '_> {
                 let missing = pc.and(&covered.not());
                 if self.conds.feasible(&missing) {
                     out.push(&self.conds, missing, Value::unknown(format!("key `{k}` missing")));
-                }
-            }
-            Value::Sym(s) => {
-                let mut any_key = self.conds.falsity();
-                for (name, g) in entries {
-                    let atom = self.equals_atom(*s, &Constant::Str(name.to_string()));
-                    any_key = any_key.or(&atom);
-                    out.extend(&self.conds, g.restrict(&self.conds, &pc.and(&atom)));
-                }
-                // Any other key raises KeyError: those configurations never get further.
-                let missing = pc.and(&any_key.not());
-                if raising {
-                    self.raise_under(&missing);
-                } else if self.conds.feasible(&missing) {
-                    out.push(&self.conds, missing, Value::unknown(format!("key `{}` missing", self.text(loc))));
                 }
             }
             _ => {
