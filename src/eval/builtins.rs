@@ -60,7 +60,7 @@ impl Interp<'_, '_> {
                             }
                         }
                         _ => {
-                            self.blocker(loc, "getattr with a name computed at run time");
+                            self.blocker(loc, "getattr with a name computed at run time", pc);
                             out.push(&self.conds, c, Value::unknown("dynamic getattr"));
                         }
                     }

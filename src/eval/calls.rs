@@ -318,7 +318,7 @@ impl Interp<'_, '_> {
                     || matches!(v, Value::Obj(id) if matches!(self.heap[*id as usize].kind, ObjKind::List(_)))
             });
             if is_container && !only.is_empty() {
-                self.blocker(loc, format!("`{label}` is not resolved; assumed to return the items it is given"));
+                self.blocker(loc, format!("`{label}` is not resolved; assumed to return the items it is given"), pc);
                 return only.restrict(&self.conds, pc);
             }
         }
@@ -326,6 +326,7 @@ impl Interp<'_, '_> {
             self.blocker(
                 loc,
                 format!("data passes through `{label}`, which is not resolved: what it does to the scale is not known"),
+                pc,
             );
             let mut result = self.call_external(label, None, args, pc, loc);
             result = self.map(&result, |_, v| match v {
@@ -381,7 +382,7 @@ impl Interp<'_, '_> {
             return G::under(pc.clone(), Value::unknown("function body not found"));
         };
         if contains_yield(&def.body) {
-            self.blocker(loc, format!("{} is a generator: not followed", self.index.function_path(func)));
+            self.blocker(loc, format!("{} is a generator: not followed", self.index.function_path(func)), pc);
             return G::under(pc.clone(), Value::unknown("generator"));
         }
         // The body runs relative to the call (below): so do the arguments.

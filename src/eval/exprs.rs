@@ -122,7 +122,7 @@ impl Interp<'_, '_> {
             Expr::Generator(comp) => self.eval_comprehension(frame, &comp.generators, &comp.elt, pc, loc),
             Expr::DictComp(_) => {
                 let id = self.alloc(ObjKind::Dict(Vec::new()), loc);
-                self.blocker(loc, "dict comprehension: entries not tracked");
+                self.blocker(loc, "dict comprehension: entries not tracked", pc);
                 G::under(pc.clone(), Value::Obj(id))
             }
             Expr::FString(_) | Expr::TString(_) | Expr::BytesLiteral(_) => {
@@ -976,7 +976,7 @@ impl Interp<'_, '_> {
                                     items.push(value.restrict(&self.conds, &c));
                                     self.heap[id as usize].kind = ObjKind::List(items);
                                 }
-                                _ => self.blocker(loc, "item assignment into an object not tracked"),
+                                _ => self.blocker(loc, "item assignment into an object not tracked", &c),
                             }
                         }
                         Value::Num(_) => updated_num = true,

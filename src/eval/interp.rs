@@ -248,10 +248,12 @@ impl<'r, 'a> Interp<'r, 'a> {
         }
     }
 
-    pub fn blocker(&mut self, loc: Loc, what: impl Into<String>) {
-        let b = Blocker { loc, what: what.into() };
-        if !self.blockers.contains(&b) {
-            self.blockers.push(b);
+    pub fn blocker(&mut self, loc: Loc, what: impl Into<String>, pc: &Cond) {
+        let what = what.into();
+        let when = self.base.and(pc);
+        match self.blockers.iter_mut().find(|b| b.loc == loc && b.what == what) {
+            Some(b) => b.when = b.when.or(&when),
+            None => self.blockers.push(Blocker { loc, what, when }),
         }
     }
 

@@ -125,6 +125,7 @@ impl Interp<'_, '_> {
                     self.blocker(
                         loc,
                         "the traced value takes part in an addition here; the result is not followed as a scale",
+                        c,
                     );
                     return Value::Num(Rc::new(Num { tensor: false, parts: vec![plain_part()] }));
                 }
@@ -145,6 +146,7 @@ impl Interp<'_, '_> {
                     self.blocker(
                         loc,
                         "the traced value takes part in an operation that is not a product here; not followed",
+                        c,
                     );
                     return Value::Num(Rc::new(Num { tensor: false, parts: vec![plain_part()] }));
                 }
@@ -402,7 +404,11 @@ impl Interp<'_, '_> {
                 // traced scalar passed to one is not followed.
                 for arg in args.all_values() {
                     if arg.iter().any(|(_, v)| matches!(v, Value::Num(x) if !x.tensor && x.carries_traced())) {
-                        self.blocker(loc, format!("the traced value is passed to tensor method `{name}`; not counted"));
+                        self.blocker(
+                            loc,
+                            format!("the traced value is passed to tensor method `{name}`; not counted"),
+                            pc,
+                        );
                     }
                 }
                 receiver

@@ -506,9 +506,12 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         .collect();
     rows.sort_by(|a, b| (a.verdict, &a.when).cmp(&(b.verdict, &b.when)));
 
+    // What was met only in configurations that raise (or where the count cannot matter) did
+    // not block anything the table shows.
     let mut unresolved: Vec<Note> = interp
         .blockers
         .iter()
+        .filter(|b| conds.feasible(&b.when.and(&care)))
         .map(|b| Note { location: Some(Location::new(index, b.loc.file, b.loc.span)), what: b.what.clone() })
         .collect();
     unresolved.sort();

@@ -143,7 +143,7 @@ impl Interp<'_, '_> {
                 // The body is evaluated as if it does not raise; handlers are not evaluated.
                 self.exec_block(frame, &node.body, pc);
                 if !node.handlers.is_empty() && handlers_matter(&node.handlers) {
-                    self.blocker(loc, "`except` handlers are not evaluated (the body is assumed not to raise)");
+                    self.blocker(loc, "`except` handlers are not evaluated (the body is assumed not to raise)", pc);
                 }
                 self.exec_block(frame, &node.orelse, pc);
                 self.exec_block(frame, &node.finalbody, pc);
@@ -200,7 +200,7 @@ impl Interp<'_, '_> {
             | Stmt::IpyEscapeCommand(_) => {}
             Stmt::Match(node) => {
                 let _ = self.eval(frame, &node.subject, pc);
-                self.blocker(loc, "`match` statements: every case is evaluated as possible");
+                self.blocker(loc, "`match` statements: every case is evaluated as possible", pc);
                 for case in &node.cases {
                     let text = self.text(self.loc(frame.file, &case.pattern));
                     let atom = self

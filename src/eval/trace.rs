@@ -64,8 +64,10 @@ pub struct BoundHit {
 }
 
 /// Something the evaluator could not pin down that may matter for the answer.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug)]
 pub struct Blocker {
     pub loc: Loc,
     pub what: String,
+    /// Where it was met (absolute): one met only in configurations that raise is not reported.
+    pub when: super::cond::Cond,
 }
