@@ -460,3 +460,10 @@ fn a_plain_object_built_without_the_traced_value_is_built_when_its_fields_are_re
     );
     assert_eq!(out.json()["unresolved"], serde_json::json!([]));
 }
+
+#[test]
+fn what_is_unresolved_only_where_the_code_raises_is_not_reported() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.raising.UnsupportedModeMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]));
+}
