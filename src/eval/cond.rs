@@ -250,6 +250,39 @@ impl Table {
         self.support(n.hi, out, seen);
     }
 
+    /// A path to TRUE with the fewest tests: one conjunction of literals under which `f`
+    /// holds (`None` for FALSE).
+    fn shortest_cube(&self, f: u32) -> Option<Vec<(u32, bool)>> {
+        fn length(t: &Table, f: u32, memo: &mut rustc_hash::FxHashMap<u32, usize>) -> usize {
+            match f {
+                FALSE => return usize::MAX,
+                TRUE => return 0,
+                _ => {}
+            }
+            if let Some(&d) = memo.get(&f) {
+                return d;
+            }
+            let n = t.nodes[f as usize];
+            let d = length(t, n.lo, memo).min(length(t, n.hi, memo)).saturating_add(1);
+            memo.insert(f, d);
+            d
+        }
+        let mut memo = rustc_hash::FxHashMap::default();
+        if length(self, f, &mut memo) == usize::MAX {
+            return None;
+        }
+        let mut cube = Vec::new();
+        let mut at = f;
+        while at != TRUE {
+            let n = self.nodes[at as usize];
+            let (lo, hi) = (length(self, n.lo, &mut memo), length(self, n.hi, &mut memo));
+            let take_hi = hi <= lo;
+            cube.push((n.var, take_hi));
+            at = if take_hi { n.hi } else { n.lo };
+        }
+        Some(cube)
+    }
+
     /// The paths to TRUE, as cubes; `None` when there are more than `limit`.
     fn cubes(&self, f: u32, limit: usize) -> Option<Vec<Vec<(u32, bool)>>> {
         let mut out = Vec::new();
@@ -621,6 +654,20 @@ impl Conds {
         (out.len() <= MAX_PRODUCTS).then_some(out)
     }
 
+    /// One conjunction of literals, as short as found, under which `cond` holds among the
+    /// configurations `care`: an example configuration of a condition too large to print.
+    pub fn example_within(&self, cond: &Cond, care: &Cond) -> Option<Vec<(usize, bool)>> {
+        let inside = cond.and(care);
+        let cube = with(|t| t.shortest_cube(inside.0))?;
+        // Tests of atoms `cond` does not depend on only keep the example inside `care` (which
+        // the reader already knows: no raise, a factor other than 1): left out.
+        let support: rustc_hash::FxHashSet<usize> = self.support(cond).into_iter().collect();
+        let mut lits: Vec<(usize, bool)> =
+            cube.into_iter().map(|(v, b)| (v as usize, b)).filter(|(v, _)| support.contains(v)).collect();
+        lits.sort();
+        Some(lits)
+    }
+
     /// Text of a condition, e.g. `_use_aiter and not config.hash`; `always` / `never`.
     pub fn render(&self, cond: &Cond) -> String {
         self.render_within(cond, &self.truth())
@@ -769,6 +816,28 @@ mod tests {
         assert!(!conds.feasible(&x.and(&y)));
         // `x == "fi" and not (x == "ep")` prints without the implied literal.
         assert_eq!(conds.render(&y.and(&x.not())), "x == \"fi\"");
+    }
+
+    #[test]
+    fn a_condition_too_large_to_print_has_an_example_inside_it() {
+        // The parity of 8 atoms has 128 products: too many to print.
+        let mut conds = Conds::default();
+        let mut parity = conds.falsity();
+        for i in 0..8 {
+            let name = format!("a{i}");
+            let atom = conds.atom(AtomKey::Test(name.clone()), || name.clone());
+            parity = parity.and(&atom.not()).or(&parity.not().and(&atom));
+        }
+        let care = conds.truth();
+        assert!(conds.products_within(&parity, &care).is_none());
+        let example = conds.example_within(&parity, &care).expect("satisfiable");
+        assert_eq!(example.len(), 8);
+        let mut cube = conds.truth();
+        for (atom, holds) in example {
+            cube = cube.and(&conds.literal_cond(atom, holds));
+        }
+        assert!(!conds.feasible(&cube.and(&parity.not())), "the example lies inside the condition");
+        assert!(conds.example_within(&conds.falsity(), &care).is_none());
     }
 }
 

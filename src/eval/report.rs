@@ -87,6 +87,9 @@ pub struct Row {
     /// The configurations: a sum of products of atom values, and the same as text.
     pub conditions: Vec<Vec<Literal>>,
     pub when: String,
+    /// When the configurations are too many to print: one of them (a conjunction of literals).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub example: Vec<Literal>,
     /// The parts of the output that carry the value, each with its sites.
     pub parts: Vec<PartOut>,
     /// Why the row is UNKNOWN, when it is.
@@ -345,6 +348,8 @@ fn touched(n: &Num) -> bool {
 
 fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output: &G) -> TraceReport {
     let index = interp.index;
+    // Conditions widened while evaluating (taken before rendering, which only reads them).
+    let approximated = super::cond::approximated();
     let conds = &interp.conds;
     // Outcome of every alternative of the output.
     struct Outcome {
@@ -469,16 +474,17 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     let mut rows: Vec<Row> = groups
         .into_iter()
         .map(|(verdict, exponents, parts, cond, reason)| {
-            let conditions: Vec<Vec<Literal>> = conds
-                .products_within(&cond, &care)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|lits| {
-                    lits.into_iter()
-                        .map(|(atom, value)| Literal { atom: conds.atoms()[atom].display.clone(), value })
-                        .collect()
-                })
-                .collect();
+            let literals = |lits: Vec<(usize, bool)>| -> Vec<Literal> {
+                lits.into_iter()
+                    .map(|(atom, value)| Literal { atom: conds.atoms()[atom].display.clone(), value })
+                    .collect()
+            };
+            let products = conds.products_within(&cond, &care);
+            let example = match &products {
+                None => conds.example_within(&cond, &care).map(literals).unwrap_or_default(),
+                Some(_) => Vec::new(),
+            };
+            let conditions: Vec<Vec<Literal>> = products.unwrap_or_default().into_iter().map(literals).collect();
             let parts = parts
                 .into_iter()
                 .map(|(exp, sites, incomplete)| PartOut {
@@ -499,6 +505,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                 exponents: exponents.into_iter().collect(),
                 when: conds.render_within(&cond, &care),
                 conditions,
+                example,
                 parts,
                 reason,
             }
@@ -521,7 +528,6 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         .iter()
         .map(|b| Note { location: b.loc.map(|l| Location::new(index, l.file, l.span)), what: b.what.clone() })
         .collect();
-    let approximated = super::cond::approximated();
     if approximated > 0 {
         bounds.push(Note {
             location: None,

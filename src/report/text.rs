@@ -355,6 +355,13 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
     for (i, row) in report.rows.iter().enumerate() {
         let v = serde_json::to_value(row.verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
         let _ = writeln!(out, "\nrow {}: {v} when {}", i + 1, row.when);
+        if !row.example.is_empty() {
+            let _ = writeln!(out, "  one of these configurations:");
+            for lit in &row.example {
+                let text = if lit.value { lit.atom.clone() } else { crate::resolve::negate(&lit.atom) };
+                let _ = writeln!(out, "    {text}");
+            }
+        }
         if let Some(reason) = &row.reason {
             let _ = writeln!(out, "  why unknown: {reason}");
         }
