@@ -168,7 +168,8 @@ fn trace_options(
         let parsed = match value {
             "true" | "True" => AssumedValue::Const(Constant::Bool(true)),
             "false" | "False" => AssumedValue::Const(Constant::Bool(false)),
-            "none" | "None" => AssumedValue::Const(Constant::None),
+            // Python's `None`; `none` is a word like any other (the all-to-all backend "none").
+            "None" => AssumedValue::Const(Constant::None),
             _ => {
                 if let Ok(i) = value.parse::<i64>() {
                     AssumedValue::Const(Constant::Int(i))

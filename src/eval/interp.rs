@@ -275,6 +275,12 @@ impl<'r, 'a> Interp<'r, 'a> {
             assume.used.set(true);
             let value = assume.value.clone();
             return match value {
+                // A value of a known class (an enum such as the all-to-all backend) keeps its
+                // methods: it stays a symbol, and its equalities with constants are fixed by
+                // the assumption (see `atom`).
+                AssumedValue::Const(Constant::Str(_)) if class_hint.is_some() => {
+                    Value::Sym(self.sym_id(key, display, class_hint))
+                }
                 AssumedValue::Const(c) => Value::Const(c),
                 AssumedValue::Class(class) => {
                     let id = self.sym_id(key, display, Some(class));

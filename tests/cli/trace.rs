@@ -467,3 +467,15 @@ fn what_is_unresolved_only_where_the_code_raises_is_not_reported() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(out.json()["unresolved"], serde_json::json!([]));
 }
+
+#[test]
+fn assuming_an_enum_valued_getter_keeps_its_predicates() {
+    // `--assume 'get_backend()=fused'` fixes which member the getter returns; `is_fused()` and
+    // `is_none()` are still evaluated (a string would have no such methods).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "BackendMoE", "--assume", "get_backend()=fused"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "ExclusiveMoE", "--assume", "get_backend()=none"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
