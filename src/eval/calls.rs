@@ -286,6 +286,15 @@ impl Interp<'_, '_> {
                 if self.deferred.contains_key(s) {
                     return self.call_deferred(*s, args, pc, loc);
                 }
+                // A method of a skipped call's result (`x.to_standard()._replace(...)`).
+                if let SymKey::Path(base, attr) = &self.syms[*s as usize].key {
+                    if self.deferred.contains_key(base) && !attr.starts_with('[') {
+                        let (base, attr) = (*base, attr.clone());
+                        let object = self.deferred_result(base, loc);
+                        let method = self.getattr_g(&object, &attr, pc, loc);
+                        return self.call(&method, args, pc, loc);
+                    }
+                }
                 let label = self.syms[*s as usize].label();
                 self.call_unknown(&label, Some(*s), args, pc, loc)
             }
@@ -551,16 +560,19 @@ impl Interp<'_, '_> {
     /// Calling the result of a call that was skipped as not worth evaluating: the call is
     /// evaluated now (see `evaluate_skipped`) and its result called.
     fn call_deferred(&mut self, sym: SymId, args: Args, pc: &Cond, loc: Loc) -> G {
-        let callee = match self.deferred_results.get(&sym) {
-            Some(g) => g.clone(),
-            None => {
-                let deferred = self.deferred[&sym].clone();
-                let g = self.evaluate_skipped(&deferred, loc);
-                self.deferred_results.insert(sym, g.clone());
-                g
-            }
-        };
+        let callee = self.deferred_result(sym, loc);
         self.call(&callee, args, pc, loc)
+    }
+
+    /// What the skipped call standing behind `sym` returns, evaluated once.
+    fn deferred_result(&mut self, sym: SymId, loc: Loc) -> G {
+        if let Some(g) = self.deferred_results.get(&sym) {
+            return g.clone();
+        }
+        let deferred = self.deferred[&sym].clone();
+        let g = self.evaluate_skipped(&deferred, loc);
+        self.deferred_results.insert(sym, g.clone());
+        g
     }
 
     /// Evaluates a call skipped earlier, as it would have run then: under the condition it

@@ -479,3 +479,10 @@ fn assuming_an_enum_valued_getter_keeps_its_predicates() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
 }
+
+#[test]
+fn a_method_called_on_the_result_of_a_skipped_call_is_followed() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_runner.FetchedCoreMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]));
+}
