@@ -83,9 +83,15 @@ impl Interp<'_, '_> {
                         Some(key) => match key.as_string_literal_expr() {
                             Some(s) => set_entry(&mut entries, s.value.to_str(), value, self, pc),
                             None => {
-                                // Non-literal keys: the dict is a registry looked up at run time.
-                                let key_text = self.text(self.loc(frame.file, key));
-                                set_entry(&mut entries, &format!("<{key_text}>"), value, self, pc);
+                                // A key that evaluates to a constant (an enum member such as
+                                // `Backend.TORCH`, a tuple of them) is that constant; others
+                                // are kept by their text (a registry looked up at run time).
+                                let evaluated = self.eval(frame, key, pc);
+                                let name = match evaluated.single().and_then(entry_key) {
+                                    Some(constant) => constant,
+                                    None => format!("<{}>", self.text(self.loc(frame.file, key))),
+                                };
+                                set_entry(&mut entries, &name, value, self, pc);
                             }
                         },
                         None => {

@@ -486,3 +486,18 @@ fn a_method_called_on_the_result_of_a_skipped_call_is_followed() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(out.json()["unresolved"], serde_json::json!([]));
 }
+
+#[test]
+fn a_dict_keyed_by_enum_members_is_one_configuration_per_member() {
+    // `getattr(self, BACKEND_METHODS[backend])(x)` with `{KernelBackend.TORCH: "forward_torch", ...}`.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.enum_keys.EnumKeyedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "get_kernel_backend() == \"torch\"".into()),
+            ("NEVER".into(), 0, "get_kernel_backend() == \"triton\"".into())
+        ]
+    );
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]));
+}
