@@ -282,22 +282,13 @@ impl Interp<'_, '_> {
                 let func = partial.func.clone();
                 self.call(&func, merged, pc, loc)
             }
-            Value::Sym(s) => {
-                if self.deferred.contains_key(s) {
-                    return self.call_deferred(*s, args, pc, loc);
+            Value::Sym(s) => match self.call_through_deferred(*s, args, pc, loc) {
+                Ok(result) => result,
+                Err(args) => {
+                    let label = self.syms[*s as usize].label();
+                    self.call_unknown(&label, Some(*s), args, pc, loc)
                 }
-                // A method of a skipped call's result (`x.to_standard()._replace(...)`).
-                if let SymKey::Path(base, attr) = &self.syms[*s as usize].key {
-                    if self.deferred.contains_key(base) && !attr.starts_with('[') {
-                        let (base, attr) = (*base, attr.clone());
-                        let object = self.deferred_result(base, loc);
-                        let method = self.getattr_g(&object, &attr, pc, loc);
-                        return self.call(&method, args, pc, loc);
-                    }
-                }
-                let label = self.syms[*s as usize].label();
-                self.call_unknown(&label, Some(*s), args, pc, loc)
-            }
+            },
             Value::Unknown(reason) => {
                 let label = format!("unresolved callee ({reason})");
                 self.call_unknown(&label, None, args, pc, loc)
@@ -557,11 +548,31 @@ impl Interp<'_, '_> {
         G::under(pc.clone(), value)
     }
 
-    /// Calling the result of a call that was skipped as not worth evaluating: the call is
-    /// evaluated now (see `evaluate_skipped`) and its result called.
-    fn call_deferred(&mut self, sym: SymId, args: Args, pc: &Cond, loc: Loc) -> G {
-        let callee = self.deferred_result(sym, loc);
-        self.call(&callee, args, pc, loc)
+    /// Calling the result of a call that was skipped as not worth evaluating, or a method of
+    /// that result (`get_core().run(x)`): the call is evaluated now (see `evaluate_skipped`)
+    /// and what it gives called. The arguments come back when `sym` stands for no such call,
+    /// or is already being called this way (the call may give it back).
+    fn call_through_deferred(&mut self, sym: SymId, args: Args, pc: &Cond, loc: Loc) -> Result<G, Args> {
+        if self.calling_deferred.contains(&sym) {
+            return Err(args);
+        }
+        let callee = if self.deferred.contains_key(&sym) {
+            self.calling_deferred.insert(sym);
+            self.deferred_result(sym, loc)
+        } else {
+            match &self.syms[sym as usize].key {
+                SymKey::Path(base, attr) if self.deferred.contains_key(base) && !attr.starts_with('[') => {
+                    let (base, attr) = (*base, attr.clone());
+                    self.calling_deferred.insert(sym);
+                    let object = self.deferred_result(base, loc);
+                    self.getattr_g(&object, &attr, pc, loc)
+                }
+                _ => return Err(args),
+            }
+        };
+        let result = self.call(&callee, args, pc, loc);
+        self.calling_deferred.remove(&sym);
+        Ok(result)
     }
 
     /// What the skipped call standing behind `sym` returns, evaluated once.

@@ -165,6 +165,9 @@ pub struct Interp<'r, 'a> {
     pub deferred: FxHashMap<SymId, Rc<super::calls::Skipped>>,
     /// What deferred calls returned once evaluated.
     pub deferred_results: FxHashMap<SymId, G>,
+    /// Symbols being called through their deferred call (a guard against calling them again
+    /// when that call gives them back).
+    pub calling_deferred: rustc_hash::FxHashSet<SymId>,
     /// Instances whose `__init__` was skipped as not worth evaluating: built when a field is
     /// read.
     pub unbuilt: FxHashMap<HeapId, Rc<super::calls::Skipped>>,
@@ -222,6 +225,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             registering: 0,
             deferred: FxHashMap::default(),
             deferred_results: FxHashMap::default(),
+            calling_deferred: Default::default(),
             unbuilt: FxHashMap::default(),
             force: None,
             raises_muted: 0,

@@ -501,3 +501,11 @@ fn a_dict_keyed_by_enum_members_is_one_configuration_per_member() {
     );
     assert_eq!(out.json()["unresolved"], serde_json::json!([]));
 }
+
+#[test]
+fn a_skipped_call_that_gives_back_its_own_symbol_is_not_called_forever() {
+    // Evaluating `backend_name()` collapses its four unknown results into the symbol the skipped
+    // call stood for; calling `.startswith` on it must not evaluate it again and again.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_runner.NamedBackendMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
