@@ -540,7 +540,9 @@ impl Interp<'_, '_> {
         });
         let value = self.sym(SymKey::Call(func, key), display, hint);
         // Evaluated after all if the result is called (a registry lookup, a factory of
-        // functions): see `call_deferred`.
+        // functions): see `call_through_deferred`. The same symbol met again (the same call
+        // made elsewhere) keeps the condition of the first place: an approximation, since it
+        // only gates writes into older objects and shows where sites run.
         if let Value::Sym(s) = &value {
             let at = self.base.and(pc);
             self.deferred.entry(*s).or_insert_with(|| Rc::new((func, receiver, args, at)));
