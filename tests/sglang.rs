@@ -206,3 +206,70 @@ fn sglang_trace_of_the_components() {
         laguna["vacuous"].as_array().unwrap().iter().map(|v| v["condition"].as_str().unwrap()).collect();
     assert_eq!(vacuous, ["hidden_states.shape[0] == 0", "self.routed_scaling_factor == 1.0"]);
 }
+
+#[test]
+fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
+    let Some(tree) = sglang_tree() else { return };
+    // The walkthrough's question (section 3): DeepSeek V4's MoE block on CUDA, unquantized,
+    // no all-to-all backend. Not decided yet (the expert output takes more alternatives than a
+    // value keeps), but what it does find is checked against the code.
+    let v2 = trace(
+        &tree,
+        &[
+            "routed_scaling_factor",
+            "--entry",
+            "sglang.srt.models.deepseek_v2.DeepseekV2MoE",
+            "--assume",
+            "is_deepseek_v4=true",
+            "--assume",
+            "quant_config=None",
+            "--assume",
+            "_use_aiter=false",
+            "--assume",
+            "_is_hip=false",
+            "--assume",
+            "get_moe_a2a_backend()=none",
+            "--assume",
+            "_is_cuda=true",
+            "--assume",
+            "_is_npu=false",
+            "--assume",
+            "_is_cpu=false",
+            "--assume",
+            "_is_xpu=false",
+            "--assume",
+            "_is_musa=false",
+        ],
+    );
+    // It evaluates to the end: no step or decision-diagram bound stopped it.
+    let bounds: Vec<&str> = v2["bounds"].as_array().unwrap().iter().map(|b| b["what"].as_str().unwrap()).collect();
+    assert!(!bounds.iter().any(|b| b.contains("evaluation stopped") || b.contains("budget")), "{bounds:?}");
+    // The all-to-all backend is the string "none": its predicates (`is_deepep()`, ...) are
+    // decided by it, not left free.
+    let rows = v2["rows"].as_array().unwrap();
+    let literals: Vec<&str> = rows
+        .iter()
+        .flat_map(|r| r["example"].as_array().into_iter().flatten())
+        .chain(rows.iter().flat_map(|r| r["conditions"].as_array().unwrap().iter().flat_map(|p| p.as_array().unwrap())))
+        .map(|l| l["atom"].as_str().unwrap())
+        .collect();
+    assert!(!literals.is_empty());
+    assert!(!literals.iter().any(|a| a.starts_with("get_moe_a2a_backend()")), "{literals:?}");
+    // The runner's registries are filled and the runner is built: neither is unresolved.
+    let unresolved: Vec<&str> =
+        v2["unresolved"].as_array().unwrap().iter().map(|u| u["what"].as_str().unwrap()).collect();
+    assert!(!unresolved.iter().any(|u| u.contains("PermuteMethodPool") || u.contains("never set")), "{unresolved:?}");
+    // On CUDA the multiply after the experts (deepseek_v2.py:1239) runs only for the kt
+    // wrapper, which FusedMoE installs exactly when `create_kt_config_from_server_args(...)`
+    // gives a config (fused_moe_triton/layer.py:489-497): every row with that site has one.
+    let kt = "create_kt_config_from_server_args(server_args, layer_id) == None";
+    let mut with_multiply = 0;
+    for row in rows {
+        if row_sites(row).iter().any(|(path, line, _)| path == "sglang/srt/models/deepseek_v2.py" && *line == 1239) {
+            with_multiply += 1;
+            let example = row["example"].as_array().unwrap();
+            assert!(example.iter().any(|l| l["atom"] == kt && l["value"] == false), "{row:#}");
+        }
+    }
+    assert!(with_multiply > 0);
+}
