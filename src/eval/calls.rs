@@ -1169,6 +1169,6 @@ fn written_arguments(frame: &Frame) -> Vec<(super::interp::ArgSlot, G)> {
         .iter()
         .filter_map(|name| Some((frame.aliases.get(name)?.clone(), frame.locals.get(name)?.clone())))
         .collect();
-    out.sort_by(|a, b| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)));
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }

@@ -908,7 +908,6 @@ impl Interp<'_, '_> {
         }))
     }
 
-    /// Assigns `value` to a target expression (names, attributes, items, tuples).
     /// Writes `value` into the tensor `target` denotes (`out.mul_(v)`, `out[i] = x`, a kernel
     /// storing into a buffer it was handed), rather than binding a new one: through a view
     /// (`out.view(-1)`) or a conditional (`out if flag else scratch`) to the tensor itself, and
@@ -945,6 +944,7 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// Assigns `value` to a target expression (names, attributes, items, tuples).
     pub fn assign_target(&mut self, frame: &mut Frame, target: &Expr, value: G, pc: &Cond) {
         match target {
             Expr::Name(name) => self.assign_local(frame, &name.id, value, pc),
@@ -1084,7 +1084,6 @@ pub fn extend_chain(n: &Num, hop: HopId) -> Num {
     Num { tensor: n.tensor, parts }
 }
 
-/// Sets dict entry `key` to `value` under `pc` (the old entry survives where `pc` fails).
 /// The key of a dict entry for a constant key: a string as itself, other constants and tuples
 /// of constants as Python writes them (`("triton", "standard")`).
 pub fn entry_key(value: &Value) -> Option<String> {
@@ -1105,41 +1104,21 @@ pub fn entry_key(value: &Value) -> Option<String> {
     }
 }
 
-/// The constants of a tuple key written by [`entry_key`].
+/// The constants of a tuple key written by [`entry_key`] (Python syntax, read back with the
+/// parser).
 fn tuple_key_parts(key: &str) -> Option<Vec<Constant>> {
-    let inner = key.strip_prefix('(')?.strip_suffix(')')?;
-    // Each part's text, and whether it was a (quoted) string.
-    let mut parts: Vec<(String, bool)> = vec![(String::new(), false)];
-    let (mut quoted, mut escaped) = (false, false);
-    for ch in inner.chars() {
-        let (text, was_string) = parts.last_mut().expect("a part");
-        match ch {
-            _ if escaped => {
-                text.push(ch);
-                escaped = false;
-            }
-            '\\' if quoted => escaped = true,
-            '"' => {
-                quoted = !quoted;
-                *was_string = true;
-            }
-            ',' if !quoted => parts.push((String::new(), false)),
-            ' ' if !quoted => {}
-            _ => text.push(ch),
-        }
+    if !key.starts_with('(') {
+        return None;
     }
-    parts
-        .into_iter()
-        .map(|(text, was_string)| match text.as_str() {
-            _ if was_string => Some(Constant::Str(text)),
-            "None" => Some(Constant::None),
-            "True" => Some(Constant::Bool(true)),
-            "False" => Some(Constant::Bool(false)),
-            _ => text.parse::<i64>().map(Constant::Int).ok().or_else(|| text.parse::<f64>().ok().map(Constant::Float)),
-        })
-        .collect()
+    let parsed = ruff_python_parser::parse_expression(key).ok()?;
+    match parsed.expr() {
+        Expr::Tuple(tuple) => tuple.elts.iter().map(crate::syntax::constant).collect(),
+        // `(x)` is not a tuple: one part.
+        other => Some(vec![crate::syntax::constant(other)?]),
+    }
 }
 
+/// Sets dict entry `key` to `value` under `pc` (the old entry survives where `pc` fails).
 pub fn set_entry(entries: &mut Vec<(Rc<str>, G)>, key: &str, value: G, interp: &Interp, pc: &Cond) {
     match entries.iter_mut().find(|(k, _)| k.as_ref() == key) {
         Some((_, old)) => {

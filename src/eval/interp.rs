@@ -103,7 +103,7 @@ pub struct Frame {
 }
 
 /// Which argument of a call passed a value: the `i`-th positional one, or a keyword.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ArgSlot {
     Positional(usize),
     Keyword(Name),

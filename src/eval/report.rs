@@ -74,6 +74,9 @@ pub struct TraceReport {
     pub unresolved: Vec<Note>,
     /// Bounds that were hit (the answer may be incomplete where they apply).
     pub bounds: Vec<Note>,
+    /// A step or decision-diagram bound stopped the evaluation before the end.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stopped: bool,
     pub stats: TraceStats,
 }
 
@@ -608,6 +611,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
             .collect(),
         unresolved,
         bounds,
+        stopped: interp.steps > super::interp::MAX_STEPS,
         stats: TraceStats {
             steps: interp.steps.min(super::interp::MAX_STEPS),
             objects: interp.heap.len(),

@@ -346,8 +346,7 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
         let _ = writeln!(out, "  {v:<8} {exp:<9} {}", row.when);
     }
     if report.rows.is_empty() {
-        let stopped = report.bounds.iter().any(|b| b.what.contains("evaluation stopped") || b.what.contains("budget"));
-        let why = if stopped {
+        let why = if report.stopped {
             "the evaluation stopped at a bound (below) before any configuration reached the end of the method"
         } else {
             "no configuration reaches the end of the method; as evaluated, every one raises or is excluded"
