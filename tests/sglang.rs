@@ -239,6 +239,12 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
             "_is_xpu=false",
             "--assume",
             "_is_musa=false",
+            // No out-of-tree platform plugin and no forced kernel backend (a debug switch):
+            // `BaseFusedOp` then dispatches on the platform key, computed from `is_cuda()`.
+            "--assume",
+            "_oot_dispatch_key()=None",
+            "--assume",
+            "get_fused_op_backend()=None",
         ],
     );
     // It evaluates to the end: no step or decision-diagram bound stopped it.

@@ -25,7 +25,7 @@ use std::cell::RefCell;
 
 use rustc_hash::FxHashMap;
 
-use super::value::SymId;
+use super::value::{Loc, SymId};
 use crate::index::ClassId;
 use crate::syntax::Constant;
 
@@ -183,6 +183,42 @@ impl Table {
             self.restricts.insert((f, care), r);
         }
         r
+    }
+
+    /// The share of all assignments of the atoms that satisfy `f` (each atom true or false with
+    /// equal weight).
+    /// Atoms in `fixed` count only with their value there.
+    fn share(&self, f: u32, fixed: &FxHashMap<u32, bool>, memo: &mut FxHashMap<u32, f64>) -> f64 {
+        match f {
+            FALSE => 0.0,
+            TRUE => 1.0,
+            _ => {
+                if let Some(&known) = memo.get(&f) {
+                    return known;
+                }
+                let n = self.nodes[f as usize];
+                let share = match fixed.get(&n.var) {
+                    Some(true) => self.share(n.hi, fixed, memo),
+                    Some(false) => self.share(n.lo, fixed, memo),
+                    None => 0.5 * self.share(n.lo, fixed, memo) + 0.5 * self.share(n.hi, fixed, memo),
+                };
+                memo.insert(f, share);
+                share
+            }
+        }
+    }
+
+    /// The literals of a conjunction of literals (its one path to TRUE); for anything else,
+    /// the literals of its first path.
+    fn cube(&self, mut f: u32) -> FxHashMap<u32, bool> {
+        let mut out = FxHashMap::default();
+        while f != TRUE && f != FALSE {
+            let n = self.nodes[f as usize];
+            let hi = n.lo == FALSE;
+            out.insert(n.var, hi);
+            f = if hi { n.hi } else { n.lo };
+        }
+        out
     }
 
     /// Whether `a and b` is satisfiable, without building it (no node is created).
@@ -421,6 +457,9 @@ pub struct Conds {
     /// restricted by them at the end. Kept apart rather than conjoined as they come: their
     /// conjunction is large, and rebuilding it at every raise fills the table.
     raising: Vec<Cond>,
+    /// Where each raise happened, under which condition (for the report).
+    raised_at: Vec<(Cond, Loc)>,
+    raised_at_seen: rustc_hash::FxHashSet<(Cond, Loc)>,
     raising_seen: rustc_hash::FxHashSet<Cond>,
     /// Atoms under which the number of applications cannot matter (the traced value equals 1,
     /// the data is empty), with why.
@@ -442,6 +481,8 @@ impl Default for Conds {
             groups: FxHashMap::default(),
             fixed: Cond(TRUE),
             raising: Vec::new(),
+            raised_at: Vec::new(),
+            raised_at_seen: rustc_hash::FxHashSet::default(),
             raising_seen: rustc_hash::FxHashSet::default(),
             vacuous: Vec::new(),
             overflowed: false,
@@ -678,7 +719,13 @@ impl Conds {
         if !self.feasible(&cond.and(care)) {
             return "never".into();
         }
-        let Some(products) = self.products_within(cond, care) else {
+        self.render_products(cond, self.products_within(cond, care).as_deref())
+    }
+
+    /// The text of `cond` from its products as [`Conds::products_within`] gave them (`None`:
+    /// too many), for callers that need both.
+    pub fn render_products(&self, cond: &Cond, products: Option<&[Vec<(usize, bool)>]>) -> String {
+        let Some(products) = products else {
             return format!("(a condition over {} atoms, too large to print)", self.support(cond).len());
         };
         if products.iter().any(|p| p.is_empty()) || products.is_empty() {
@@ -721,10 +768,35 @@ impl Conds {
     }
 
     /// Records that the code raises where `cond` holds: those configurations never finish.
-    pub fn raises(&mut self, cond: &Cond) {
-        if self.feasible(cond) && self.raising_seen.insert(*cond) {
-            self.raising.push(*cond);
+    pub fn raises(&mut self, cond: &Cond, loc: Loc) {
+        if self.feasible(cond) {
+            if self.raising_seen.insert(*cond) {
+                self.raising.push(*cond);
+            }
+            // Summaries replay the same raises again and again.
+            if self.raised_at_seen.insert((*cond, loc)) {
+                self.raised_at.push((*cond, loc));
+            }
         }
+    }
+
+    /// Where the code raises, with the share of all configurations each place ends (atoms
+    /// weighted equally; assumptions not counted), widest first, one entry per place.
+    pub fn raise_places(&self) -> Vec<(Loc, f64)> {
+        let mut widest: FxHashMap<Loc, f64> = FxHashMap::default();
+        // Assumptions are single-atom constraints: their conjunction is one path of the
+        // diagram, whose atoms count with their assumed value (no node is built: the table may
+        // be full at the end of a large evaluation).
+        let fixed = with(|t| t.cube(self.fixed.0));
+        let mut memo = FxHashMap::default();
+        for (cond, loc) in &self.raised_at {
+            let share = with(|t| t.share(cond.0, &fixed, &mut memo));
+            let entry = widest.entry(*loc).or_insert(0.0);
+            *entry = entry.max(share);
+        }
+        let mut places: Vec<(Loc, f64)> = widest.into_iter().collect();
+        places.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        places
     }
 
     /// Marks an atom under which scaling cannot matter.
@@ -756,7 +828,10 @@ impl Conds {
             if out.is_false() {
                 break;
             }
-            out = out.and(&raise.not());
+            // Most raises are about other configurations: testing that costs no node.
+            if out.meets(raise) {
+                out = out.and(&raise.not());
+            }
         }
         out
     }

@@ -111,6 +111,11 @@ impl Interp<'_, '_> {
             }
             Expr::Subscript(sub) => {
                 let base = self.eval(frame, &sub.value, pc);
+                if let Expr::Slice(slice) = sub.slice.as_ref() {
+                    if let Some(bounds) = self.slice_bounds(frame, slice, pc) {
+                        return self.sliced(&base, bounds, pc, loc);
+                    }
+                }
                 let index = self.eval(frame, &sub.slice, pc);
                 self.subscript(&base, &index, pc, loc)
             }
@@ -190,6 +195,22 @@ impl Interp<'_, '_> {
         pc: &Cond,
         loc: Loc,
     ) -> G {
+        // `[f(x) for x in (a, b)]` over a short sequence known item by item: one item each, so
+        // the result keeps its length and order (`first, second = tuple(...)`).
+        if let [generator] = generators {
+            if generator.ifs.is_empty() {
+                let iterable = self.eval(frame, &generator.iter, pc);
+                if let Some(known) = self.small_sequence(&iterable) {
+                    let mut items = Vec::with_capacity(known.len());
+                    for item in known {
+                        self.assign_target(frame, &generator.target, item, pc);
+                        items.push(self.eval(frame, elt, pc));
+                    }
+                    let id = self.alloc(ObjKind::List(items), loc);
+                    return G::under(*pc, Value::Obj(id));
+                }
+            }
+        }
         let mut pc = pc.clone();
         for generator in generators {
             let iterable = self.eval(frame, &generator.iter, &pc);
@@ -496,6 +517,63 @@ impl Interp<'_, '_> {
     }
 
     /// `base[index]`.
+    /// The bounds of `[lower:upper]` when both are integer constants or absent (step 1).
+    fn slice_bounds(
+        &mut self,
+        frame: &mut Frame,
+        slice: &ruff_python_ast::ExprSlice,
+        pc: &Cond,
+    ) -> Option<(Option<i64>, Option<i64>)> {
+        if slice.step.is_some() {
+            return None;
+        }
+        let mut bound = |expr: &Option<Box<Expr>>| -> Option<Option<i64>> {
+            let Some(expr) = expr else { return Some(None) };
+            match self.eval(frame, expr, pc).0.as_slice() {
+                [(_, Value::Const(Constant::Int(i)))] => Some(Some(*i)),
+                _ => None,
+            }
+        };
+        Some((bound(&slice.lower)?, bound(&slice.upper)?))
+    }
+
+    /// `base[lower:upper]`: tuples and lists give the items in range (as Python clamps them);
+    /// anything else is subscripted with an unknown index.
+    fn sliced(&mut self, base: &G, (lower, upper): (Option<i64>, Option<i64>), pc: &Cond, loc: Loc) -> G {
+        let range = |len: usize| {
+            let len = len as i64;
+            let clamp = |i: i64| (if i < 0 { len + i } else { i }).clamp(0, len) as usize;
+            let start = lower.map_or(0, clamp);
+            let end = upper.map_or(len as usize, clamp);
+            start..end.max(start)
+        };
+        let mut out = G::empty();
+        for (c, value) in base.0.clone() {
+            let items = match &value {
+                Value::Tuple(items) => Some((items.to_vec(), false)),
+                Value::Obj(id) => match &self.read_object(*id).kind {
+                    ObjKind::List(items) => Some((items.clone(), true)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let result = match items {
+                Some((items, list)) => {
+                    let kept: Vec<G> = items[range(items.len())].to_vec();
+                    if list { Value::Obj(self.alloc(ObjKind::List(kept), loc)) } else { Value::Tuple(Rc::new(kept)) }
+                }
+                None => {
+                    let index = G::under(c, Value::unknown("slice"));
+                    let got = self.subscript(&G::under(c, value), &index, pc, loc);
+                    out.extend(&self.conds, got);
+                    continue;
+                }
+            };
+            out.push(&self.conds, c, result);
+        }
+        out
+    }
+
     pub fn subscript(&mut self, base: &G, index: &G, pc: &Cond, loc: Loc) -> G {
         let mut out = G::empty();
         for (bc, bv) in base.0.clone() {
@@ -568,8 +646,11 @@ impl Interp<'_, '_> {
     /// caller replaces by the default.
     pub fn dict_lookup(&mut self, entries: &[(Rc<str>, G)], key: &Value, raising: bool, pc: &Cond, loc: Loc) -> G {
         let mut out = G::empty();
-        if let (Value::Tuple(_), Some(k)) = (key, entry_key(key)) {
-            // A tuple of constants: one entry.
+        if let (Value::Tuple(_) | Value::Const(Constant::Int(_) | Constant::Bool(_) | Constant::None), Some(k)) =
+            (key, entry_key(key))
+        {
+            // A tuple of constants, or a constant that is not a string: one entry, under the key
+            // text `entry_key` stored it with.
             return self.dict_lookup(entries, &Value::Const(Constant::Str(k)), raising, pc, loc);
         }
         match key {
@@ -590,7 +671,7 @@ impl Interp<'_, '_> {
                 // default of `get`.
                 let missing = pc.and(&any.not());
                 if raising {
-                    self.raise_under(&missing);
+                    self.raise_under(&missing, loc);
                 } else if self.conds.feasible(&missing) {
                     out.push(&self.conds, missing, Value::unknown(format!("key `{}` missing", self.text(loc))));
                 }
@@ -864,6 +945,12 @@ impl Interp<'_, '_> {
                         if named_tuple && attr == "_replace" {
                             // Built in (see `container_method`): a copy with some fields replaced.
                             Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))
+                        } else if mro.external.is_empty() && field.is_some() {
+                            // Set in other configurations, not in these: Python raises
+                            // `AttributeError` here (typically where the constructor raised
+                            // before setting it).
+                            self.raise_under(&rest, loc);
+                            return out;
                         } else if mro.external.is_empty() {
                             Value::unknown(format!("`{label}` is never set"))
                         } else {

@@ -432,18 +432,18 @@ impl<'r, 'a> Interp<'r, 'a> {
     }
 
     /// Records that the code raises where `pc` holds (in the current call).
-    pub fn raise_under(&mut self, pc: &Cond) {
+    pub fn raise_under(&mut self, pc: &Cond, loc: Loc) {
         // Raising removes configurations from every row: an over-approximated condition would
         // remove too many, so one that could not be computed exactly is not recorded (the
         // configurations it covers stay, which is safe).
         if self.raises_muted > 0 {
             return;
         }
-        self.note_raise(*pc);
+        self.note_raise(*pc, loc);
         let before = super::cond::approximated();
         let absolute = pc.and(&self.base);
         if super::cond::approximated() == before {
-            self.conds.raises(&absolute);
+            self.conds.raises(&absolute, loc);
         }
     }
 
@@ -520,6 +520,13 @@ impl<'r, 'a> Interp<'r, 'a> {
                     }
                     None => G::under(pc.clone(), Value::unknown(format!("`{name}` not yet bound"))),
                 };
+            }
+        }
+        // Not a local by Python's rule but bound in this frame: a comprehension's variable.
+        if let Some(g) = frame.locals.get(name) {
+            let g = g.restrict(&self.conds, pc);
+            if !g.is_empty() {
+                return g;
             }
         }
         if let Some(captured) = &frame.captured {
@@ -745,6 +752,9 @@ impl<'r, 'a> Interp<'r, 'a> {
                 let value = match &binding.kind {
                     BindingKind::Function(f) => G::one(&self.conds, Value::Func(*f)),
                     BindingKind::Class(c) => G::one(&self.conds, Value::Class(*c)),
+                    BindingKind::Value { value: Some(expr) } if is_enum_auto(expr) => {
+                        G::one(&self.conds, Value::Const(self.enum_auto_value(base, &binding.name)))
+                    }
                     BindingKind::Value { value: Some(expr) } => {
                         let mut frame = self.frame(None, base.file);
                         let tt = self.conds.truth();
@@ -775,6 +785,32 @@ impl<'r, 'a> Interp<'r, 'a> {
         None
     }
 
+    /// What `auto()` gives member `name` of enum class `class`, as Python computes it: the
+    /// member's name lower-cased in a `StrEnum`, else one more than the previous member's
+    /// integer value (1 for the first). Members would otherwise all be the one unknown `auto()`
+    /// and equal to each other (a dict keyed by them would have one key).
+    fn enum_auto_value(&self, class: ClassId, name: &Name) -> Constant {
+        let facts = self.index.class(class);
+        let str_enum =
+            facts.bases.iter().any(|b| crate::syntax::dotted_name(b).is_some_and(|d| d.ends_with("StrEnum")));
+        if str_enum {
+            return Constant::Str(name.as_str().to_lowercase());
+        }
+        let mut last = 0i64;
+        for binding in &facts.body {
+            let BindingKind::Value { value: Some(expr) } = &binding.kind else { continue };
+            if is_enum_auto(expr) {
+                last += 1;
+            } else if let Some(Constant::Int(i)) = crate::syntax::constant(expr) {
+                last = i;
+            }
+            if binding.name == *name {
+                break;
+            }
+        }
+        Constant::Int(last)
+    }
+
     /// Counts one evaluation step; false once the budget is spent.
     pub fn step(&mut self, loc: Loc) -> bool {
         self.steps += 1;
@@ -792,6 +828,21 @@ impl<'r, 'a> Interp<'r, 'a> {
             return false;
         }
         true
+    }
+}
+
+/// `auto()` or `enum.auto()`: an enum member's value chosen by the enum class.
+fn is_enum_auto(expr: &ruff_python_ast::Expr) -> bool {
+    use ruff_python_ast::Expr;
+    match expr {
+        Expr::Call(call) if call.arguments.is_empty() => match &*call.func {
+            Expr::Name(n) => n.id.as_str() == "auto",
+            Expr::Attribute(a) => {
+                a.attr.as_str() == "auto" && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "enum")
+            }
+            _ => false,
+        },
+        _ => false,
     }
 }
 

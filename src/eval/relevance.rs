@@ -11,7 +11,11 @@
 //! - it is a factory (returns classes or functions), since structure decides what runs later;
 //! - it is a one-line predicate (`return self == Backend.DEEPEP`): cheaper to evaluate than to
 //!   name, and evaluated, its answer is an equality on the value it tests, which excludes the
-//!   other predicates on that value (one backend at a time).
+//!   other predicates on that value (one backend at a time);
+//! - it is a classifier: every `return` gives a string or number literal, or `None`
+//!   (`if is_cuda(): return "cuda"` ...). Named by the call, its answer would be a fresh atom
+//!   unrelated to the predicates it tests; evaluated, it is those predicates (`is_cuda()`, which
+//!   `--assume _is_cuda=true` fixes everywhere), so a platform key and the platform flags agree.
 //!
 //! Any other call is an outside computation on the data it receives: scales pass through, no
 //! application happens in it, and a condition on its result is an atom named by the call.
@@ -36,6 +40,7 @@ pub struct Relevance {
     in_progress: FxHashSet<FuncId>,
     class_mentions: FxHashMap<ClassId, bool>,
     predicates: FxHashMap<FuncId, bool>,
+    classifiers: FxHashMap<FuncId, bool>,
 }
 
 impl Interp<'_, '_> {
@@ -81,7 +86,22 @@ impl Interp<'_, '_> {
                 return true;
             }
         }
-        self.is_factory(func) || self.mentions(func, 0) || self.is_predicate(func)
+        self.is_factory(func) || self.mentions(func, 0) || self.is_predicate(func) || self.is_classifier(func)
+    }
+
+    /// Whether every `return` of `func` gives a string or number literal or `None`, at least one
+    /// of them a string (a key such as a platform or backend name).
+    fn is_classifier(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.classifiers.get(&func) {
+            return known;
+        }
+        let scope = self.resolver.local_scope(func);
+        let keyed = |e: &Expr| matches!(e, Expr::StringLiteral(_) | Expr::NumberLiteral(_) | Expr::NoneLiteral(_));
+        let found = !scope.returns.is_empty()
+            && scope.returns.iter().all(|r| r.value.as_deref().is_some_and(keyed))
+            && scope.returns.iter().any(|r| r.value.as_deref().is_some_and(Expr::is_string_literal_expr));
+        self.relevance.classifiers.insert(func, found);
+        found
     }
 
     fn is_predicate(&mut self, func: FuncId) -> bool {

@@ -77,6 +77,10 @@ pub struct TraceReport {
     /// A step or decision-diagram bound stopped the evaluation before the end.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub stopped: bool,
+    /// When no configuration reaches the end (and no bound stopped the evaluation): the places
+    /// that raise, widest first, each with the share of configurations it ends.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub raises: Vec<RaiseOut>,
     pub stats: TraceStats,
 }
 
@@ -178,6 +182,19 @@ pub struct Note {
     pub location: Option<Location>,
     pub what: String,
 }
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RaiseOut {
+    pub location: Location,
+    /// The first line of the raising statement.
+    pub source: String,
+    /// The share of configurations that raise there (every atom true or false with equal
+    /// weight, within the assumptions).
+    pub share: f64,
+}
+
+/// Raise places listed when no configuration reaches the end.
+const MAX_RAISES_SHOWN: usize = 8;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct TraceStats {
@@ -474,6 +491,8 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
             None => groups.push((verdict, o.exponents, o.parts, o.cond, reason)),
         }
     }
+    // A site's "runs when" is the same text in every row that shows it.
+    let mut site_texts: rustc_hash::FxHashMap<SiteId, SiteOut> = Default::default();
     let mut rows: Vec<Row> = groups
         .into_iter()
         .map(|(verdict, exponents, parts, cond, reason)| {
@@ -487,12 +506,16 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                 None => conds.example_within(&cond, &care).map(literals).unwrap_or_default(),
                 Some(_) => Vec::new(),
             };
-            let conditions: Vec<Vec<Literal>> = products.unwrap_or_default().into_iter().map(literals).collect();
+            let conditions: Vec<Vec<Literal>> =
+                products.clone().unwrap_or_default().into_iter().map(literals).collect();
             let parts = parts
                 .into_iter()
                 .map(|(exp, sites, incomplete)| PartOut {
                     exponent: exp,
-                    sites: sites.iter().map(|s| site_out(interp, *s, &care)).collect(),
+                    sites: sites
+                        .iter()
+                        .map(|s| site_texts.entry(*s).or_insert_with(|| site_out(interp, *s, &care)).clone())
+                        .collect(),
                     incomplete,
                 })
                 .collect();
@@ -506,7 +529,11 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                     None
                 },
                 exponents: exponents.into_iter().collect(),
-                when: conds.render_within(&cond, &care),
+                when: if conds.feasible(&cond.and(&care)) {
+                    conds.render_products(&cond, products.as_deref())
+                } else {
+                    "never".into()
+                },
                 conditions,
                 example,
                 parts,
@@ -593,6 +620,21 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
             used: a.used.get(),
         })
         .collect();
+    let stopped = interp.steps > super::interp::MAX_STEPS;
+    let raises = if rows.is_empty() && !stopped {
+        conds
+            .raise_places()
+            .into_iter()
+            .take(MAX_RAISES_SHOWN)
+            .map(|(loc, share)| RaiseOut {
+                location: Location::new(index, loc.file, loc.span),
+                source: interp.text(loc).lines().next().unwrap_or_default().trim().to_string(),
+                share,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     TraceReport {
         value: options.value.clone(),
         entry: index.class_path(options.entry),
@@ -611,7 +653,8 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
             .collect(),
         unresolved,
         bounds,
-        stopped: interp.steps > super::interp::MAX_STEPS,
+        stopped,
+        raises,
         stats: TraceStats {
             steps: interp.steps.min(super::interp::MAX_STEPS),
             objects: interp.heap.len(),

@@ -68,12 +68,12 @@ impl Interp<'_, '_> {
             Stmt::Raise(_) => {
                 // The program stops here: a constraint on configurations, applied to the rows at
                 // the end (narrowing every later condition with it is what makes them large).
-                self.raise_under(pc);
+                self.raise_under(pc, loc);
             }
             Stmt::Assert(assert) => {
                 let test = self.eval(frame, &assert.test, pc);
                 let holds = self.truthy(&test, loc);
-                self.raise_under(&pc.and(&holds.not()));
+                self.raise_under(&pc.and(&holds.not()), loc);
             }
             Stmt::If(node) => {
                 let test = self.eval(frame, &node.test, pc);
@@ -224,7 +224,7 @@ impl Interp<'_, '_> {
 
     /// The elements of a tuple or list the evaluator built, when it is one value with few
     /// enough elements to run the loop over each in order.
-    fn small_sequence(&self, iterable: &G) -> Option<Vec<G>> {
+    pub fn small_sequence(&self, iterable: &G) -> Option<Vec<G>> {
         let items = match iterable.single()? {
             Value::Tuple(items) => items.as_ref().clone(),
             Value::Obj(id) => match &self.read_object(*id).kind {

@@ -33,8 +33,8 @@ pub struct Session {
     pub writes: Vec<HeapId>,
     /// Application sites met, under conditions relative to the call.
     pub sites: Vec<(SiteId, Cond)>,
-    /// Raises, under conditions relative to the call.
-    pub raises: Vec<Cond>,
+    /// Raises, under conditions relative to the call, with where they are.
+    pub raises: Vec<(Cond, Loc)>,
     /// False when the result depends on more than the inputs (a bound, a recursion cut).
     pub replayable: bool,
 }
@@ -47,7 +47,7 @@ pub struct Summary {
     /// What the call wrote into the tensors it was handed (see `Frame::aliases`).
     written: Vec<(ArgSlot, G)>,
     sites: Vec<(SiteId, Cond)>,
-    raises: Vec<Cond>,
+    raises: Vec<(Cond, Loc)>,
     /// The objects the call made that its result reaches, as they were when it returned.
     made: Vec<(HeapId, Object)>,
 }
@@ -99,9 +99,9 @@ impl Interp<'_, '_> {
         }
     }
 
-    pub fn note_raise(&self, cond: Cond) {
+    pub fn note_raise(&self, cond: Cond, loc: Loc) {
         if let Some(top) = self.sessions.borrow_mut().last_mut() {
-            top.raises.push(cond);
+            top.raises.push((cond, loc));
         }
     }
 
@@ -143,7 +143,7 @@ impl Interp<'_, '_> {
         reads: &FxHashMap<HeapId, u32>,
         writes: &[HeapId],
         sites: &[(SiteId, Cond)],
-        raises: &[Cond],
+        raises: &[(Cond, Loc)],
         pc: &Cond,
     ) {
         let mut sessions = self.sessions.borrow_mut();
@@ -156,7 +156,7 @@ impl Interp<'_, '_> {
         }
         caller.writes.extend(writes.iter().filter(|&&id| self.outside(id, mark)));
         caller.sites.extend(sites.iter().map(|(s, c)| (*s, c.and(pc))));
-        caller.raises.extend(raises.iter().map(|c| c.and(pc)));
+        caller.raises.extend(raises.iter().map(|(c, loc)| (c.and(pc), *loc)));
     }
 
     /// The result of an earlier identical call, replayed under `pc`: `(returns, alive)` as the
@@ -183,8 +183,8 @@ impl Interp<'_, '_> {
         for (site, cond) in &summary.sites {
             self.replay_site(*site, &cond.and(pc));
         }
-        for cond in &summary.raises {
-            self.raise_under(&cond.and(pc));
+        for (cond, loc) in &summary.raises {
+            self.raise_under(&cond.and(pc), *loc);
         }
         let reads: FxHashMap<HeapId, u32> = summary.reads.iter().copied().collect();
         self.merge_into_caller(&reads, &[], &[], &[], pc);

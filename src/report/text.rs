@@ -352,6 +352,20 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
             "no configuration reaches the end of the method; as evaluated, every one raises or is excluded"
         };
         let _ = writeln!(out, "  (none: {why})");
+        if !report.raises.is_empty() {
+            let _ = writeln!(out, "\nwhere it raises (share of configurations that raise there):");
+            for raise in &report.raises {
+                let _ = writeln!(
+                    out,
+                    "  {:>5.1}%  {}:{}:{}  {}",
+                    raise.share * 100.0,
+                    raise.location.path,
+                    raise.location.line,
+                    raise.location.column,
+                    raise.source
+                );
+            }
+        }
     }
     let mut shown: Vec<&SiteOut> = Vec::new();
     for (i, row) in report.rows.iter().enumerate() {

@@ -509,3 +509,76 @@ fn a_skipped_call_that_gives_back_its_own_symbol_is_not_called_forever() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_runner.NamedBackendMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
 }
+
+#[test]
+fn enum_members_made_by_auto_are_distinct_keys_and_tuples_slice() {
+    // `table[Variant.UNPADDED] = table[Variant.ORDINARY]` after a loop fills ORDINARY: with every
+    // `auto()` member one unknown, or `item[:2]` not sliced, every configuration raised.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.stages.StagedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
+
+#[test]
+fn a_platform_key_is_computed_from_the_platform_predicates() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.stages.PlatformMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "is_cuda()".into()),
+            ("TWICE".into(), 2, "not is_cuda() and is_cpu()".into()),
+            ("NEVER".into(), 0, "not is_cuda() and not is_cpu()".into())
+        ]
+    );
+    // Fixing the predicate fixes the key (it was an atom of its own, `platform_key() == "cuda"`).
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.stages.PlatformMoE", "--assume", "is_cuda()=true"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
+
+#[test]
+fn when_every_configuration_raises_the_answer_says_where() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.stages.AlwaysRaisingMoE"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    let raises: Vec<(i64, String, f64)> = out.json()["raises"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["location"]["line"].as_i64().unwrap(),
+                r["source"].as_str().unwrap().to_string(),
+                r["share"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        raises,
+        [
+            (135, "raise NotImplementedError(\"mode a\")".into(), 0.5),
+            (136, "assert self.mode == \"a\", \"only mode a is supported\"".into(), 0.5)
+        ]
+    );
+    let text =
+        run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.stages.AlwaysRaisingMoE"]);
+    assert!(text.stdout.contains("where it raises"), "{}", text.stdout);
+}
+
+#[test]
+fn whether_a_tensor_has_an_attribute_is_not_known() {
+    // `assert not hasattr(weight, key)` before `setattr(weight, key, value)`: with `hasattr` true
+    // for every name of a tensor, every configuration raised.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.stages.WeightAttrsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
+
+#[test]
+fn a_field_set_only_where_the_constructor_did_not_raise_is_not_unresolved() {
+    // Reading `runner.core` where `Runner.__init__` raised would raise `AttributeError`. (The
+    // SGLang integration test guards the case where the raise is not otherwise visible:
+    // `MoeRunner.runner_core` read through `BaseFusedOp`'s dispatch.)
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.stages.CheckedRunnerMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]));
+}
