@@ -519,7 +519,18 @@ impl Interp<'_, '_> {
             if let Some(Value::Obj(id)) = &receiver {
                 if matches!(self.heap[*id as usize].kind, ObjKind::Instance(_)) {
                     let later = Rc::new((func, receiver.clone(), args.clone(), self.base.and(pc)));
-                    self.unbuilt.insert(*id, later);
+                    // Called by a constructor on an object older than its call (its `self`,
+                    // not an object it just made): a base class's part of an object being built.
+                    let base_part = *id < self.heap_mark
+                        && self
+                            .stack
+                            .last()
+                            .is_some_and(|caller| self.index.function(*caller).name.as_str() == "__init__");
+                    if base_part {
+                        self.unbuilt_bases.entry(*id).or_default().push(later);
+                    } else {
+                        self.unbuilt.insert(*id, later);
+                    }
                 }
             }
         }

@@ -904,6 +904,14 @@ impl Interp<'_, '_> {
                     }
                 }
             }
+            None if field.is_none() && self.unbuilt_bases.contains_key(&id) => {
+                // A base class's constructor was skipped: it may set this field.
+                let pending = self.unbuilt_bases.remove(&id).unwrap_or_default();
+                for skipped in pending {
+                    self.evaluate_skipped(&skipped, loc);
+                }
+                return self.object_attr(id, attr, pc, loc);
+            }
             None if field.is_none()
                 && self.unbuilt.contains_key(&id)
                 && self.resolver.mro(class).external.is_empty() =>

@@ -171,6 +171,11 @@ pub struct Interp<'r, 'a> {
     /// Instances whose `__init__` was skipped as not worth evaluating: built when a field is
     /// read.
     pub unbuilt: FxHashMap<HeapId, Rc<super::calls::Skipped>>,
+    /// Base-class constructors a constructor skipped (`super().__init__()` into a base that
+    /// looked irrelevant), by object: run when a field none of the constructors that ran set
+    /// is read (`BaseFusedOp.__init__` setting `self._forward_method = None`). Unlike
+    /// `unbuilt`, this holds for objects with outside bases too: the object itself is built.
+    pub unbuilt_bases: FxHashMap<HeapId, Vec<Rc<super::calls::Skipped>>>,
     /// A function to evaluate even if it looks irrelevant (a deferred call being made).
     pub force: Option<FuncId>,
     /// Above zero while a `__getattr__` runs: its raise means "no such attribute" (which
@@ -227,6 +232,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             deferred_results: FxHashMap::default(),
             calling_deferred: Default::default(),
             unbuilt: FxHashMap::default(),
+            unbuilt_bases: FxHashMap::default(),
             force: None,
             raises_muted: 0,
             out_writes: Vec::new(),

@@ -582,3 +582,12 @@ fn a_field_set_only_where_the_constructor_did_not_raise_is_not_unresolved() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(out.json()["unresolved"], serde_json::json!([]));
 }
+
+#[test]
+fn a_base_constructor_skipped_through_super_is_run_when_its_field_is_read() {
+    // `BaseFusedOp.__init__` sets `self._forward_method = None`; skipped as irrelevant, the
+    // field read as a free atom and half the table went through an unknown callee.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.stages.DispatchedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
