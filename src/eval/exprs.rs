@@ -516,7 +516,6 @@ impl Interp<'_, '_> {
         }
     }
 
-    /// `base[index]`.
     /// The bounds of `[lower:upper]` when both are integer constants or absent (step 1).
     fn slice_bounds(
         &mut self,
@@ -574,6 +573,7 @@ impl Interp<'_, '_> {
         out
     }
 
+    /// `base[index]`.
     pub fn subscript(&mut self, base: &G, index: &G, pc: &Cond, loc: Loc) -> G {
         let mut out = G::empty();
         for (bc, bv) in base.0.clone() {
