@@ -355,15 +355,7 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
         if !report.raises.is_empty() {
             let _ = writeln!(out, "\nwhere it raises (share of configurations that raise there):");
             for raise in &report.raises {
-                let _ = writeln!(
-                    out,
-                    "  {:>5.1}%  {}:{}:{}  {}",
-                    raise.share * 100.0,
-                    raise.location.path,
-                    raise.location.line,
-                    raise.location.column,
-                    raise.source
-                );
+                let _ = writeln!(out, "  {:>5.1}%  {}  {}", raise.share * 100.0, raise.location, short(&raise.source));
             }
         }
     }
