@@ -811,13 +811,23 @@ impl Conds {
         &self.vacuous
     }
 
-    /// The configurations that run without raising.
-    pub fn runs(&self) -> Cond {
+    /// The configurations that run without raising, as far as `budget` new nodes allow: the
+    /// conjunction of every raise's negation can be far larger than any one row (many raises
+    /// over unrelated atoms), and filling the table would leave the report's own operations
+    /// nothing to work with. Past the budget the remaining raises are left out, so the answer is
+    /// wider than the running configurations (safe where it is used as the configurations
+    /// that matter: less is simplified away, nothing wrongly). The bool says it is exact.
+    pub fn runs_within(&self, budget: usize) -> (Cond, bool) {
+        let start = node_count();
+        let before = approximated();
         let mut runs = self.truth();
         for cond in &self.raising {
+            if node_count().saturating_sub(start) > budget {
+                return (runs, false);
+            }
             runs = runs.and(&cond.not());
         }
-        runs
+        (runs, approximated() == before)
     }
 
     /// `cond` without the configurations that raise (cheaper than `cond.and(&runs())`: each
@@ -891,6 +901,28 @@ mod tests {
         assert!(!conds.feasible(&x.and(&y)));
         // `x == "fi" and not (x == "ep")` prints without the implied literal.
         assert_eq!(conds.render(&y.and(&x.not())), "x == \"fi\"");
+    }
+
+    #[test]
+    fn running_configurations_stop_at_their_node_budget_and_stay_wider() {
+        // Raises `a_i and b_i` with every `a` ordered before every `b`: the conjunction of
+        // their negations has about 2^n nodes.
+        let mut conds = Conds::default();
+        let n = 12;
+        let a: Vec<Cond> = (0..n).map(|i| conds.atom(AtomKey::Test(format!("a{i}")), || format!("a{i}"))).collect();
+        let b: Vec<Cond> = (0..n).map(|i| conds.atom(AtomKey::Test(format!("b{i}")), || format!("b{i}"))).collect();
+        let loc = Loc { file: crate::index::FileId::from_u32(0), span: crate::syntax::Span { start: 0, end: 0 } };
+        for i in 0..n {
+            conds.raises(&a[i].and(&b[i]), loc);
+        }
+        // The bounded one first: once built, the nodes are free.
+        let (bounded, complete) = conds.runs_within(100);
+        assert!(!complete);
+        let (exact, complete) = conds.runs_within(usize::MAX);
+        assert!(complete);
+        assert!(!bounded.same(&exact));
+        // Wider, never narrower: every running configuration is still in it.
+        assert!(exact.and(&bounded.not()).is_false());
     }
 
     #[test]

@@ -366,6 +366,10 @@ fn touched(n: &Num) -> bool {
     n.parts.iter().any(|p| p.exp != 0 || !p.sites.is_empty() || p.unknown)
 }
 
+/// New decision-diagram nodes the printing context of the rows may take (the table is shared
+/// with the rows themselves, which must stay exact).
+const REPORT_NODE_BUDGET: usize = 1_000_000;
+
 fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output: &G) -> TraceReport {
     let index = interp.index;
     // Conditions widened while evaluating (taken before rendering, which only reads them).
@@ -445,14 +449,16 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     // key), then split overlapping data into the rows of the worst outcome.
     let mut groups: Vec<(Verdict, BTreeSet<i32>, BTreeSet<(i32, Vec<SiteId>, bool)>, Cond, Option<String>)> =
         Vec::new();
-    // Configurations that raise never produce an output.
-    let runs = conds.runs();
     // Configurations where the count cannot matter (the value is 1, the data is empty) are
-    // named and left out of the verdict.
+    // named and left out of the verdict. Built before anything large: it is negated, so a
+    // widened one would exclude configurations that matter.
     let mut vacuous_cond = conds.falsity();
     for &(atom, _) in conds.vacuous() {
         vacuous_cond = vacuous_cond.or(&conds.literal_cond(atom, true));
     }
+    // Configurations that raise never produce an output (rows are restricted exactly below;
+    // this is only what they are printed within).
+    let (runs, _) = conds.runs_within(REPORT_NODE_BUDGET);
     // Met while evaluating, those configurations were left out then (their branches were not
     // evaluated): every one is named.
     let vacuous_used: BTreeSet<usize> = conds.vacuous().iter().map(|&(atom, _)| atom).collect();
