@@ -1009,14 +1009,7 @@ impl Interp<'_, '_> {
     /// through a parameter to the caller's argument (see `Frame::aliases`).
     pub fn assign_in_place(&mut self, frame: &mut Frame, target: &Expr, value: G, pc: &Cond) {
         match target {
-            Expr::Name(name) => {
-                let alias = frame.aliases.get(&name.id).cloned();
-                self.assign_local(frame, &name.id, value, pc);
-                if let Some(slot) = alias {
-                    frame.aliases.insert(name.id.clone(), slot);
-                    frame.written.insert(name.id.clone());
-                }
-            }
+            Expr::Name(name) => self.write_local_in_place(frame, &name.id, value, pc, &mut Vec::new()),
             Expr::If(node) => {
                 let test = self.eval(frame, &node.test, pc);
                 let loc = self.loc(frame.file, node.test.as_ref());
@@ -1036,6 +1029,95 @@ impl Interp<'_, '_> {
                 _ => {}
             },
             _ => self.assign_target(frame, target, value, pc),
+        }
+    }
+
+    /// An in-place write into the tensor local `name` holds: the parameter it may be (then the
+    /// caller's argument), and every local bound to the same tensor where it is (`seen`: the
+    /// locals written already, since sharing goes both ways).
+    fn write_local_in_place(&mut self, frame: &mut Frame, name: &Name, value: G, pc: &Cond, seen: &mut Vec<Name>) {
+        if seen.contains(name) {
+            return;
+        }
+        seen.push(name.clone());
+        let alias = frame.aliases.get(name).cloned();
+        // Same tensor, new contents: the sharing outlives the write.
+        let shares = frame.shares.clone();
+        self.assign_local(frame, name, value.clone(), pc);
+        frame.shares = shares;
+        if let Some(slot) = alias {
+            frame.aliases.insert(name.clone(), slot);
+            frame.written.insert(name.clone());
+        }
+        let partners: Vec<(Name, Cond)> = frame
+            .shares
+            .iter()
+            .filter_map(|(a, b, c)| match () {
+                _ if a == name => Some((b.clone(), *c)),
+                _ if b == name => Some((a.clone(), *c)),
+                _ => None,
+            })
+            .collect();
+        for (other, shared) in partners {
+            let under = pc.and(&shared);
+            if self.conds.feasible(&under) {
+                let value = value.restrict(&self.conds, &under);
+                self.write_local_in_place(frame, &other, value, &under, seen);
+            }
+        }
+    }
+
+    /// `expr` evaluated as the right side of `name = expr`, with the locals whose tensor it is
+    /// and where: a name, a view of one (`x.view(-1)`), an arm of a conditional.
+    pub fn eval_with_sources(
+        &mut self,
+        frame: &mut Frame,
+        expr: &Expr,
+        pc: &Cond,
+        sources: &mut Vec<(Name, Cond)>,
+    ) -> G {
+        match expr {
+            Expr::Name(name) if frame.locals.contains_key(&name.id) => {
+                sources.push((name.id.clone(), *pc));
+                self.eval(frame, expr, pc)
+            }
+            Expr::If(node) => {
+                let loc = self.loc(frame.file, expr);
+                let test = self.eval(frame, &node.test, pc);
+                let holds = self.truthy(&test, loc);
+                let mut out = G::empty();
+                let yes = pc.and(&holds);
+                if self.conds.feasible(&yes) {
+                    let body = self.eval_with_sources(frame, &node.body, &yes, sources);
+                    out.extend(&self.conds, body);
+                }
+                let no = pc.and(&holds.not());
+                if self.conds.feasible(&no) {
+                    let orelse = self.eval_with_sources(frame, &node.orelse, &no, sources);
+                    out.extend(&self.conds, orelse);
+                }
+                out
+            }
+            Expr::Call(call) => {
+                if let Expr::Attribute(attr) = call.func.as_ref() {
+                    if VIEWS.contains(&attr.attr.as_str()) {
+                        let mut base = attr.value.as_ref();
+                        while let Expr::Call(inner) = base {
+                            match inner.func.as_ref() {
+                                Expr::Attribute(a) if VIEWS.contains(&a.attr.as_str()) => base = &a.value,
+                                _ => break,
+                            }
+                        }
+                        if let Expr::Name(name) = base {
+                            if frame.locals.contains_key(&name.id) {
+                                sources.push((name.id.clone(), *pc));
+                            }
+                        }
+                    }
+                }
+                self.eval(frame, expr, pc)
+            }
+            _ => self.eval(frame, expr, pc),
         }
     }
 

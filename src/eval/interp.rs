@@ -100,6 +100,10 @@ pub struct Frame {
     pub aliases: FxHashMap<Name, ArgSlot>,
     /// Aliased parameters written in place: what the caller's argument holds after the call.
     pub written: rustc_hash::FxHashSet<Name>,
+    /// Pairs of locals bound to the same tensor, and where (`out = hidden_states if inplace
+    /// else torch.empty_like(hidden_states)`: `out` is `hidden_states` where `inplace`): an
+    /// in-place write into one is a write into the other.
+    pub shares: Vec<(Name, Name, Cond)>,
 }
 
 /// Which argument of a call passed a value: the `i`-th positional one, or a keyword.
@@ -493,13 +497,23 @@ impl<'r, 'a> Interp<'r, 'a> {
             buffers: Default::default(),
             aliases: FxHashMap::default(),
             written: Default::default(),
+            shares: Vec::new(),
         }
     }
 
     /// `name = value` in `frame` under `pc`.
     pub fn assign_local(&mut self, frame: &mut Frame, name: &Name, value: G, pc: &Cond) {
-        // A new value, not a write into the tensor the caller passed (see `assign_in_place`).
+        // A new value, not a write into the tensor the caller passed (see `assign_in_place`),
+        // nor into the tensor another local still holds (where this binding runs).
         frame.aliases.remove(name);
+        if frame.shares.iter().any(|(a, b, _)| a == name || b == name) {
+            frame.shares.retain_mut(|(a, b, c)| {
+                if a == name || b == name {
+                    *c = c.and(&pc.not());
+                }
+                !c.is_false()
+            });
+        }
         let old = frame.locals.get(name).cloned().unwrap_or_default();
         let new = old.overwritten(&self.conds, value, pc);
         let (new, hit) = new.bounded(&self.conds);

@@ -2,6 +2,7 @@
 //! `return`/`raise`/`assert` narrowing what stays alive; loops over a short known sequence run
 //! once per element, other loops as one abstract iteration.
 
+use ruff_python_ast::name::Name;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::cond::Cond;
@@ -32,23 +33,24 @@ impl Interp<'_, '_> {
                     self.write_out_buffers(frame, call, result, pc);
                 }
             }
-            Stmt::Assign(assign) => {
-                let value = self.eval(frame, &assign.value, pc);
-                if let [Expr::Name(name)] = assign.targets.as_slice() {
-                    if is_float_allocation(&assign.value) {
-                        frame.buffers.insert(name.id.clone());
-                    } else {
-                        frame.buffers.remove(&name.id);
+            Stmt::Assign(assign) => match assign.targets.as_slice() {
+                [Expr::Name(name)] => self.assign_name(frame, &name.id, &assign.value, pc),
+                targets => {
+                    let value = self.eval(frame, &assign.value, pc);
+                    for target in targets {
+                        self.assign_target(frame, target, value.clone(), pc);
                     }
                 }
-                for target in &assign.targets {
-                    self.assign_target(frame, target, value.clone(), pc);
-                }
-            }
+            },
             Stmt::AnnAssign(assign) => {
                 if let Some(value) = &assign.value {
-                    let value = self.eval(frame, value, pc);
-                    self.assign_target(frame, &assign.target, value, pc);
+                    match assign.target.as_ref() {
+                        Expr::Name(name) => self.assign_name(frame, &name.id, value, pc),
+                        target => {
+                            let value = self.eval(frame, value, pc);
+                            self.assign_target(frame, target, value, pc);
+                        }
+                    }
                 }
             }
             Stmt::AugAssign(assign) => {
@@ -274,6 +276,25 @@ fn handlers_matter(handlers: &[ast::ExceptHandler]) -> bool {
 }
 
 impl Interp<'_, '_> {
+    /// `name = value`: a fresh floating-point allocation makes `name` an output buffer; another
+    /// local's tensor (`out = hidden_states`, or one arm of a conditional) makes the two share it
+    /// (and keeps `name` a buffer where it was one: the tensor is written either way).
+    fn assign_name(&mut self, frame: &mut Frame, name: &Name, value: &Expr, pc: &Cond) {
+        let mut sources = Vec::new();
+        let result = self.eval_with_sources(frame, value, pc, &mut sources);
+        if is_float_allocation(value) {
+            frame.buffers.insert(name.clone());
+        } else if sources.is_empty() {
+            frame.buffers.remove(name);
+        }
+        self.assign_local(frame, name, result, pc);
+        for (source, shared) in sources {
+            if source != *name {
+                frame.shares.push((name.clone(), source, shared));
+            }
+        }
+    }
+
     /// A kernel called for its effect (`hash_topk(logits, ids, weights_out, ..., factor)`)
     /// returns nothing useful: what it computes lands in the output buffers it was handed. When
     /// the traced value went in, the floating-point buffers among the arguments (fresh ones, or
@@ -310,8 +331,13 @@ pub fn writable_buffer(frame: &Frame, expr: &Expr) -> bool {
 }
 
 /// `torch.empty(...)`, `torch.zeros(...)`, `x.new_empty(...)`... without an integer or boolean
-/// `dtype=`: a buffer a kernel may fill with scaled data (index buffers cannot carry a scale).
+/// `dtype=` (or a conditional with one as an arm): a buffer a kernel may fill with scaled data
+/// (index buffers cannot carry a scale).
 fn is_float_allocation(value: &Expr) -> bool {
+    // `hidden_states if inplace else torch.empty_like(hidden_states)`: an output either way.
+    if let Expr::If(node) = value {
+        return is_float_allocation(&node.body) || is_float_allocation(&node.orelse);
+    }
     let Expr::Call(call) = value else { return false };
     let callee = match call.func.as_ref() {
         Expr::Attribute(a) => a.attr.id.as_str(),

@@ -420,6 +420,28 @@ fn an_in_place_write_to_a_parameter_changes_the_callers_tensor_and_a_rebinding_d
 }
 
 #[test]
+fn a_local_bound_to_the_callers_tensor_carries_in_place_writes_back_to_it() {
+    // `out_hidden_states = hidden_states if inplace else torch.empty_like(...)`, then a helper
+    // or a kernel writes into `out_hidden_states`: with `inplace` the layer's own input holds
+    // the result, three calls up; a copy of the input loses it.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.outbuf.InPlaceExpertsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "(not config.inplace and config.fast_combine) or (not config.copy_input and config.fast_combine)".into()),
+            (
+                "ONCE".into(),
+                1,
+                "(not config.inplace and not config.fast_combine) or (not config.copy_input and not config.fast_combine)"
+                    .into()
+            ),
+            ("NEVER".into(), 0, "config.inplace and config.copy_input".into()),
+        ]
+    );
+}
+
+#[test]
 fn functions_registered_by_decorators_are_one_configuration_per_key() {
     // `@register_combine("triton", "standard")` fills a class-level dict under tuple keys; the
     // layer looks it up with a key from its config.
