@@ -69,16 +69,22 @@ impl Interp<'_, '_> {
         if let Expr::Attribute(attr) = call.func.as_ref() {
             if attr.attr.as_str().ends_with('_') && !attr.attr.as_str().starts_with('_') && is_assignable(&attr.value) {
                 let receiver = self.eval(frame, &attr.value, pc);
-                if receiver.iter().any(|(_, v)| matches!(v, Value::Num(_))) {
+                let tensor = |v: &Value| {
+                    matches!(v, Value::Num(_))
+                        || matches!(v, Value::Sym(_)) && super::exprs::SCALING_METHODS.contains(&attr.attr.as_str())
+                };
+                if receiver.iter().any(|(_, v)| tensor(v)) {
                     let mut updated = G::empty();
                     for (c, v) in result.0.clone() {
                         if matches!(v, Value::Num(_)) {
                             updated.push(&self.conds, c, v);
                         }
                     }
-                    let covered = updated.coverage(&self.conds);
-                    updated.extend(&self.conds, receiver.restrict(&self.conds, &covered.not()));
-                    self.assign_in_place(frame, &attr.value, updated, pc);
+                    if !updated.is_empty() {
+                        let covered = updated.coverage(&self.conds);
+                        updated.extend(&self.conds, receiver.restrict(&self.conds, &covered.not()));
+                        self.assign_in_place(frame, &attr.value, updated, pc);
+                    }
                 }
             }
         }
@@ -220,7 +226,30 @@ impl Interp<'_, '_> {
                 self.buffer_args.insert(self.loc(frame.file, expr));
             }
         }
+        self.note_shared_args(frame, arguments);
         args
+    }
+
+    /// Which arguments are one tensor in the caller (`Interp::shared_args`).
+    fn note_shared_args(&mut self, frame: &Frame, arguments: &ast::Arguments) {
+        self.shared_args.clear();
+        let named = arguments.args.iter().chain(arguments.keywords.iter().map(|k| &k.value));
+        let tensors: Vec<(Loc, &Name)> = named
+            .filter_map(|expr| Some((self.loc(frame.file, expr), super::exprs::viewed_local(frame, expr)?)))
+            .collect();
+        for (i, (first_loc, first)) in tensors.iter().enumerate() {
+            for (second_loc, second) in &tensors[i + 1..] {
+                let mut shared = if first == second { self.conds.truth() } else { self.conds.falsity() };
+                for (a, b, c) in &frame.shares {
+                    if (a == *first && b == *second) || (a == *second && b == *first) {
+                        shared = shared.or(c);
+                    }
+                }
+                if !shared.is_false() {
+                    self.shared_args.push((*first_loc, *second_loc, shared));
+                }
+            }
+        }
     }
 
     /// Calls every alternative of `callee`.
@@ -655,6 +684,19 @@ impl Interp<'_, '_> {
             }
         }
         let _ = write!(key, "|{:?}|{}", args.splats, args.unknown_star);
+        // Output buffers and arguments that are one tensor change what the body writes where.
+        let locs = args.positional.iter().map(|a| a.loc).chain(args.keywords.iter().map(|(_, a)| a.loc));
+        for (i, loc) in locs.enumerate() {
+            let Some(loc) = loc else { continue };
+            if self.buffer_args.contains(&loc) {
+                let _ = write!(key, "|buffer {i}");
+            }
+            for (first, second, shared) in &self.shared_args {
+                if *first == loc {
+                    let _ = write!(key, "|shared {i} {second:?} {shared:?}");
+                }
+            }
+        }
         // A nested function sees its enclosing function's locals as they were when it was
         // defined: another definition is another function.
         if let Some(captured) = self.closures.get(&func) {
@@ -705,6 +747,8 @@ impl Interp<'_, '_> {
         // Which argument passed a tensor to each parameter (for writes through it).
         let mut slots: Vec<Option<super::interp::ArgSlot>> = vec![None; params.len()];
         let mut buffers: Vec<bool> = vec![false; params.len()];
+        // The parameter each argument location binds (for arguments that are one tensor).
+        let mut bound_at: Vec<(Loc, usize)> = Vec::new();
         let is_tensor = |g: &G| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor));
         let mut extra_positional: Vec<G> = Vec::new();
         let mut extra_keywords: Vec<(Rc<str>, G)> = Vec::new();
@@ -721,6 +765,7 @@ impl Interp<'_, '_> {
                     if is_tensor(&value) {
                         slots[p] = Some(super::interp::ArgSlot::Positional(i));
                         buffers[p] = arg.loc.is_some_and(|l| self.buffer_args.contains(&l));
+                        bound_at.extend(arg.loc.map(|l| (l, p)));
                     }
                     given[p] = Some(value)
                 }
@@ -734,6 +779,7 @@ impl Interp<'_, '_> {
                     if is_tensor(&value) {
                         slots[p] = Some(super::interp::ArgSlot::Keyword(name.clone()));
                         buffers[p] = arg.loc.is_some_and(|l| self.buffer_args.contains(&l));
+                        bound_at.extend(arg.loc.map(|l| (l, p)));
                     }
                     given[p] = Some(value)
                 }
@@ -814,6 +860,14 @@ impl Interp<'_, '_> {
                 frame.aliases.insert(param.name.clone(), slot);
                 if buffers[i] {
                     frame.buffers.insert(param.name.clone());
+                }
+            }
+        }
+        let param_at = |loc: &Loc| bound_at.iter().find(|(l, _)| l == loc).map(|(_, p)| params[*p].name.clone());
+        for (first, second, shared) in &self.shared_args {
+            if let (Some(a), Some(b)) = (param_at(first), param_at(second)) {
+                if a != b {
+                    frame.shares.push((a, b, *shared));
                 }
             }
         }

@@ -784,6 +784,10 @@ impl Interp<'_, '_> {
                         }
                     }
                 }
+                // Only tensors have `mul_`, `div`...: the unknown receiver is a tensor there.
+                if SCALING_METHODS.contains(&attr) {
+                    return G::under(pc.clone(), Value::Method(Box::new(value.clone()), Rc::from(attr)));
+                }
                 let display = format!("{}.{attr}", self.syms[*s as usize].label());
                 let v = self.sym(SymKey::Path(*s, attr.to_string()), display, None);
                 G::under(pc.clone(), v)
@@ -1098,22 +1102,9 @@ impl Interp<'_, '_> {
                 }
                 out
             }
-            Expr::Call(call) => {
-                if let Expr::Attribute(attr) = call.func.as_ref() {
-                    if VIEWS.contains(&attr.attr.as_str()) {
-                        let mut base = attr.value.as_ref();
-                        while let Expr::Call(inner) = base {
-                            match inner.func.as_ref() {
-                                Expr::Attribute(a) if VIEWS.contains(&a.attr.as_str()) => base = &a.value,
-                                _ => break,
-                            }
-                        }
-                        if let Expr::Name(name) = base {
-                            if frame.locals.contains_key(&name.id) {
-                                sources.push((name.id.clone(), *pc));
-                            }
-                        }
-                    }
+            Expr::Call(_) => {
+                if let Some(name) = viewed_local(frame, expr) {
+                    sources.push((name.clone(), *pc));
                 }
                 self.eval(frame, expr, pc)
             }
@@ -1342,6 +1333,41 @@ fn cmp_text(op: CmpOp) -> &'static str {
         CmpOp::NotIn => "not in",
     }
 }
+
+/// The local whose tensor `expr` is: a local name, or a view of one (`out.view(-1)`).
+pub fn viewed_local<'e>(frame: &Frame, expr: &'e Expr) -> Option<&'e Name> {
+    match expr {
+        Expr::Name(name) if frame.locals.contains_key(&name.id) => Some(&name.id),
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Attribute(attr) if VIEWS.contains(&attr.attr.as_str()) => viewed_local(frame, &attr.value),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Tensor methods that multiply or divide by an argument (or add a multiple of one): no other
+/// kind of Python value has them, so an unknown receiver of one is a tensor.
+pub const SCALING_METHODS: &[&str] = &[
+    "mul",
+    "mul_",
+    "multiply",
+    "multiply_",
+    "div",
+    "div_",
+    "divide",
+    "divide_",
+    "true_divide",
+    "true_divide_",
+    "add_",
+    "sub_",
+    "addmm",
+    "addmm_",
+    "baddbmm",
+    "baddbmm_",
+    "addbmm",
+    "addbmm_",
+];
 
 /// Tensor methods whose result shares storage with the receiver: writing into the result
 /// writes into the receiver.

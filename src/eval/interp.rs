@@ -192,6 +192,10 @@ pub struct Interp<'r, 'a> {
     /// The arguments of the call about to be made that are output buffers in the caller
     /// (`Frame::buffers`), by location: the parameters they bind are buffers too.
     pub buffer_args: rustc_hash::FxHashSet<Loc>,
+    /// Pairs of arguments of the call about to be made that are one tensor in the caller
+    /// (`Frame::shares`, or the same local twice), by location, and where: the parameters they
+    /// bind share it too.
+    pub shared_args: Vec<(Loc, Loc, Cond)>,
     /// The calls in progress, innermost last (what each read and did, for its summary).
     pub sessions: std::cell::RefCell<Vec<super::summary::Session>>,
     pub summaries: FxHashMap<String, Rc<super::summary::Summary>>,
@@ -241,6 +245,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             raises_muted: 0,
             out_writes: Vec::new(),
             buffer_args: Default::default(),
+            shared_args: Vec::new(),
             sessions: Default::default(),
             summaries: FxHashMap::default(),
         }

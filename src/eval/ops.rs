@@ -321,6 +321,20 @@ impl Interp<'_, '_> {
     pub fn call_method(&mut self, receiver: &Value, name: &str, args: Args, pc: &Cond, loc: Loc) -> G {
         match receiver {
             Value::Num(n) => self.tensor_method(n.clone(), name, args, pc, loc),
+            // A scaling method of an unknown tensor (see `getattr`): with the traced value as
+            // argument it is an application on data of unknown origin, taken as unscaled like
+            // any other input; otherwise an unknown call as before.
+            Value::Sym(s) => {
+                let traced =
+                    args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.carries_traced())));
+                if traced {
+                    self.tensor_method(Rc::new(Num::plain_tensor()), name, args, pc, loc)
+                } else {
+                    let display = format!("{}.{name}", self.syms[*s as usize].label());
+                    let callee = self.sym(SymKey::Path(*s, name.to_string()), display, None);
+                    self.call_value(&callee, args, pc, loc)
+                }
+            }
             Value::Obj(id) => self.container_method(*id, name, args, pc, loc),
             Value::ExternalObj(path) => {
                 let path = format!("{path}.{name}");

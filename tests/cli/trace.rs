@@ -442,6 +442,26 @@ fn a_local_bound_to_the_callers_tensor_carries_in_place_writes_back_to_it() {
 }
 
 #[test]
+fn one_tensor_passed_as_two_arguments_is_one_tensor_in_the_callee() {
+    // `combine_into(cache, out_hidden_states, out_slice, ...)` with `out_slice =
+    // out_hidden_states`: scaling `out_slice` scales what the helper returns.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.outbuf.SlicedOutputMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "config.fused_sum".into()), ("ONCE".into(), 1, "not config.fused_sum".into())]
+    );
+}
+
+#[test]
+fn a_scaling_method_of_an_unknown_value_is_a_tensor_operation() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.outbuf.UnknownCarrierMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]), "{}", out.stdout);
+}
+
+#[test]
 fn functions_registered_by_decorators_are_one_configuration_per_key() {
     // `@register_combine("triton", "standard")` fills a class-level dict under tuple keys; the
     // layer looks it up with a key from its config.
