@@ -374,11 +374,6 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     let index = interp.index;
     // Conditions widened while evaluating (taken before rendering, which only reads them).
     let approximated = super::cond::approximated();
-    if std::env::var("ST_DEBUG").is_ok() {
-        for s in &interp.sites {
-            eprintln!("DBG site {:?} {:?} {} | {}", s.kind, s.callee, s.delta, interp.text(s.loc));
-        }
-    }
     let conds = &interp.conds;
     // Outcome of every alternative of the output.
     struct Outcome {
