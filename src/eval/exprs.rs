@@ -774,6 +774,12 @@ impl Interp<'_, '_> {
                     }
                 }
             },
+            // Enum members are represented by their values: `member.value` is the member.
+            // (No other constant has a `value` attribute.)
+            Value::Const(c) if attr == "value" && !matches!(c, Constant::None) => G::under(pc.clone(), value.clone()),
+            Value::Sym(s) if attr == "value" && self.syms[*s as usize].class_hint.is_some_and(|c| self.is_enum(c)) => {
+                G::under(pc.clone(), value.clone())
+            }
             Value::Sym(s) => {
                 if let Some(hint) = self.syms[*s as usize].class_hint {
                     if let Some((_, g)) = self.class_attr(hint, attr, loc) {
@@ -947,6 +953,15 @@ impl Interp<'_, '_> {
                 }
                 let label = format!("{}.{attr}", self.object_label(id));
                 let v = match unknown_base {
+                    // An unknown member of an enum is its value (members are represented so).
+                    // (`self` in a method of a mixin of the enum is of the mixin's class.)
+                    Some(base)
+                        if attr == "value"
+                            && (self.is_enum(class)
+                                || self.syms[base as usize].class_hint.is_some_and(|c| self.is_enum(c))) =>
+                    {
+                        Value::Sym(base)
+                    }
                     Some(base) => {
                         let display = format!("{}.{attr}", self.syms[base as usize].label());
                         self.sym(SymKey::Path(base, attr.to_string()), display, None)

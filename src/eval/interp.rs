@@ -27,6 +27,47 @@ pub const MAX_CALL_DEPTH: usize = 48;
 pub const MAX_STEPS: usize = 4_000_000;
 /// Decision-diagram nodes one trace may create (about 40 bytes each with their tables).
 pub const MAX_NODES: usize = 10_000_000;
+/// Methods Python's strings and numbers have: never an enum member's own method.
+const STR_AND_NUMBER_METHODS: &[&str] = &[
+    "lower",
+    "upper",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "split",
+    "rsplit",
+    "join",
+    "replace",
+    "startswith",
+    "endswith",
+    "format",
+    "encode",
+    "find",
+    "rfind",
+    "index",
+    "count",
+    "isdigit",
+    "isalpha",
+    "partition",
+    "rpartition",
+    "splitlines",
+    "title",
+    "capitalize",
+    "casefold",
+    "zfill",
+    "center",
+    "ljust",
+    "rjust",
+    "removeprefix",
+    "removesuffix",
+    "is_integer",
+    "bit_length",
+    "real",
+    "imag",
+    "conjugate",
+    "hex",
+    "as_integer_ratio",
+];
 /// Implementations enumerated for a method called on an object of unknown class.
 pub const MAX_IMPLEMENTATIONS: usize = 48;
 
@@ -180,6 +221,9 @@ pub struct Interp<'r, 'a> {
     /// is read (`BaseFusedOp.__init__` setting `self._forward_method = None`). Unlike
     /// `unbuilt`, this holds for objects with outside bases too: the object itself is built.
     pub unbuilt_bases: FxHashMap<HeapId, Vec<Rc<super::calls::Skipped>>>,
+    /// The enum classes of the tree with their members' values, collected on first use (see
+    /// [`Interp::enum_member_method`]).
+    pub enum_members: Option<Rc<Vec<(ClassId, Vec<Constant>)>>>,
     /// A function to evaluate even if it looks irrelevant (a deferred call being made).
     pub force: Option<FuncId>,
     /// Above zero while a `__getattr__` runs: its raise means "no such attribute" (which
@@ -241,6 +285,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             calling_deferred: Default::default(),
             unbuilt: FxHashMap::default(),
             unbuilt_bases: FxHashMap::default(),
+            enum_members: None,
             force: None,
             raises_muted: 0,
             out_writes: Vec::new(),
@@ -763,8 +808,16 @@ impl<'r, 'a> Interp<'r, 'a> {
     pub fn class_attr(&mut self, class: ClassId, name: &str, loc: Loc) -> Option<(ClassId, G)> {
         let mro = self.resolver.mro(class);
         for base in mro.classes.iter().copied() {
-            let bindings: Vec<crate::index::Binding> =
-                self.index.class(base).body.iter().filter(|b| b.name.as_str() == name).cloned().collect();
+            // `value: str` with no value declares an instance attribute: no class attribute
+            // (each instance has its own, an enum member's `value` its own value).
+            let bindings: Vec<crate::index::Binding> = self
+                .index
+                .class(base)
+                .body
+                .iter()
+                .filter(|b| b.name.as_str() == name && !matches!(b.kind, BindingKind::Annotated { .. }))
+                .cloned()
+                .collect();
             if bindings.is_empty() {
                 continue;
             }
@@ -808,6 +861,81 @@ impl<'r, 'a> Interp<'r, 'a> {
             return Some((base, out));
         }
         None
+    }
+
+    /// The method `name` of the enum member whose value is `value` (members are held as their
+    /// values): found when the enums of the tree with such a member agree on one function
+    /// (`MoeRunnerBackend.TRITON.is_triton()`). Strings and numbers have their own methods;
+    /// those are never looked up here.
+    pub fn enum_member_method(&mut self, value: &Constant, name: &str) -> Option<FuncId> {
+        if STR_AND_NUMBER_METHODS.contains(&name) {
+            return None;
+        }
+        let enums = match &self.enum_members {
+            Some(enums) => enums.clone(),
+            None => {
+                let enums = Rc::new(self.collect_enum_members());
+                self.enum_members = Some(enums.clone());
+                enums
+            }
+        };
+        let mut found: Option<FuncId> = None;
+        for (class, members) in enums.iter() {
+            if !members.contains(value) {
+                continue;
+            }
+            let mro = self.resolver.mro(*class);
+            let method = mro.classes.iter().find_map(|c| {
+                self.index.class(*c).body.iter().find_map(|b| match b.kind {
+                    BindingKind::Function(f) if b.name.as_str() == name => Some(f),
+                    _ => None,
+                })
+            });
+            match (found, method) {
+                (_, None) => {}
+                (None, Some(f)) => found = Some(f),
+                (Some(g), Some(f)) if g == f => {}
+                (Some(_), Some(_)) => return None,
+            }
+        }
+        found
+    }
+
+    /// Every enum class of the tree with the values of its members.
+    fn collect_enum_members(&mut self) -> Vec<(ClassId, Vec<Constant>)> {
+        let candidates: Vec<ClassId> =
+            self.index
+                .all_classes()
+                .filter(|&c| {
+                    self.index.class(c).bases.iter().any(|b| {
+                        crate::syntax::dotted_name(b).is_some_and(|d| d.ends_with("Enum") || d.ends_with("Flag"))
+                    })
+                })
+                .collect();
+        let mut out = Vec::new();
+        for class in candidates {
+            if !self.is_enum(class) {
+                continue;
+            }
+            let mut members = Vec::new();
+            for binding in &self.index.class(class).body {
+                let BindingKind::Value { value: Some(expr) } = &binding.kind else { continue };
+                if is_enum_auto(expr) {
+                    members.push(self.enum_auto_value(class, &binding.name));
+                } else if let Some(c) = crate::syntax::constant(expr) {
+                    members.push(c);
+                }
+            }
+            out.push((class, members));
+        }
+        out
+    }
+
+    /// Whether `class` is an enum (an `Enum`, `IntEnum`, `StrEnum`, `Flag`... outside the tree
+    /// among its bases).
+    pub fn is_enum(&self, class: ClassId) -> bool {
+        let mro = self.resolver.mro(class);
+        mro.external.iter().any(|e| e.starts_with("enum.") || e.ends_with("Enum"))
     }
 
     /// What `auto()` gives member `name` of enum class `class`, as Python computes it: the

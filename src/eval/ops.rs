@@ -341,7 +341,15 @@ impl Interp<'_, '_> {
                 self.call_external(&path, Some(receiver.clone()), args, pc, loc)
             }
             Value::Const(Constant::None) => G::under(pc.clone(), Value::unknown(format!("`{name}` called on None"))),
-            Value::Const(Constant::Str(_)) | Value::Tuple(_) | Value::Const(_) => {
+            Value::Const(c) if !matches!(c, Constant::None) => match self.enum_member_method(c, name) {
+                // An enum member (held as its value) calling a method of its class.
+                Some(func) => self.call_function(func, Some(receiver.clone()), args, pc, loc),
+                None => {
+                    let v = self.anonymous(loc);
+                    G::under(pc.clone(), v)
+                }
+            },
+            Value::Tuple(_) | Value::Const(_) => {
                 let v = self.anonymous(loc);
                 G::under(pc.clone(), v)
             }

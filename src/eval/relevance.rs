@@ -89,17 +89,36 @@ impl Interp<'_, '_> {
         self.is_factory(func) || self.mentions(func, 0) || self.is_predicate(func) || self.is_classifier(func)
     }
 
-    /// Whether every `return` of `func` gives a string or number literal or `None`, at least one
-    /// of them a string (a key such as a platform or backend name).
+    /// Whether every `return` of `func` gives a string or number literal, `None` or a member of
+    /// an enum of the tree, at least one of them a string or a member (a key such as a platform
+    /// or backend name: `return MoeRunnerBackend.TRITON`).
     fn is_classifier(&mut self, func: FuncId) -> bool {
         if let Some(&known) = self.relevance.classifiers.get(&func) {
             return known;
         }
         let scope = self.resolver.local_scope(func);
-        let keyed = |e: &Expr| matches!(e, Expr::StringLiteral(_) | Expr::NumberLiteral(_) | Expr::NoneLiteral(_));
-        let found = !scope.returns.is_empty()
-            && scope.returns.iter().all(|r| r.value.as_deref().is_some_and(keyed))
-            && scope.returns.iter().any(|r| r.value.as_deref().is_some_and(Expr::is_string_literal_expr));
+        let ctx = Ctx::function(func);
+        let mut keys = 0;
+        let mut all_keyed = !scope.returns.is_empty();
+        for ret in scope.returns.iter() {
+            match ret.value.as_deref() {
+                Some(Expr::StringLiteral(_)) => keys += 1,
+                Some(Expr::NumberLiteral(_) | Expr::NoneLiteral(_)) => {}
+                Some(Expr::Attribute(attr)) => {
+                    let classes = self.resolver.resolve(&ctx, &attr.value);
+                    if classes.iter().any(|f| matches!(f.def, Def::Class(c) if self.is_enum(c))) {
+                        keys += 1;
+                    } else {
+                        all_keyed = false;
+                    }
+                }
+                _ => all_keyed = false,
+            }
+            if !all_keyed {
+                break;
+            }
+        }
+        let found = all_keyed && keys > 0;
         self.relevance.classifiers.insert(func, found);
         found
     }

@@ -475,6 +475,13 @@ fn functions_registered_by_decorators_are_one_configuration_per_key() {
         ]
     );
     assert_eq!(out.json()["unresolved"], serde_json::json!([]));
+    // The key from a property returning an enum member, and its `.value`.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.registry.CoreKeyedCombineMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.use_cutlass".into()), ("TWICE".into(), 2, "config.use_cutlass".into())]
+    );
     // A module-level registry keyed by strings, called straight from the lookup.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.registry.RegisteredScalerMoE"]);
     assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
@@ -542,6 +549,37 @@ fn a_dict_keyed_by_enum_members_is_one_configuration_per_member() {
         ]
     );
     assert_eq!(out.json()["unresolved"], serde_json::json!([]));
+}
+
+#[test]
+fn an_enum_members_value_is_the_member_and_a_declared_field_is_not_a_class_attribute() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.enum_keys.BackendPredicateMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            (
+                "ONCE".into(),
+                1,
+                "not (get_runner_backend() == \"trtllm\") and not (get_runner_backend() == \"sgl_trtllm\") and not (get_runner_backend() == \"triton\")".into()
+            ),
+            ("TWICE".into(), 2, "get_runner_backend() == \"trtllm\" or get_runner_backend() == \"sgl_trtllm\"".into()),
+            ("NEVER".into(), 0, "get_runner_backend() == \"triton\"".into()),
+        ]
+    );
+    let (code, verdict, out) = trace(
+        "trace/router",
+        &["--entry", "gate.enum_keys.BackendPredicateMoE", "--assume", "get_runner_backend()=sgl_trtllm"],
+    );
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
+    // A member (held as its value) calling a method of its enum.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.enum_keys.MemberDispatchMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.use_trtllm".into()), ("TWICE".into(), 2, "config.use_trtllm".into())]
+    );
 }
 
 #[test]
