@@ -372,8 +372,6 @@ const REPORT_NODE_BUDGET: usize = 1_000_000;
 
 fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output: &G) -> TraceReport {
     let index = interp.index;
-    // Conditions widened while evaluating (taken before rendering, which only reads them).
-    let approximated = super::cond::approximated();
     let conds = &interp.conds;
     // Outcome of every alternative of the output.
     struct Outcome {
@@ -458,7 +456,10 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     }
     // Configurations that raise never produce an output (rows are restricted exactly below;
     // this is only what they are printed within).
+    let before_runs = super::cond::approximated();
     let (runs, _) = conds.runs_within(REPORT_NODE_BUDGET);
+    // Widening there only widens what rows are printed within: not a loss of precision.
+    let widened_runs = super::cond::approximated() - before_runs;
     // Met while evaluating, those configurations were left out then (their branches were not
     // evaluated): every one is named.
     let vacuous_used: BTreeSet<usize> = conds.vacuous().iter().map(|&(atom, _)| atom).collect();
@@ -559,6 +560,8 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         .collect();
     unresolved.sort();
     unresolved.dedup();
+    // Operations of the report itself (merging rows, printing them) can be too large as well.
+    let approximated = super::cond::approximated() - widened_runs;
     let mut bounds: Vec<Note> = interp
         .bounds
         .iter()
