@@ -2,6 +2,7 @@
 //! established by reading its code (see docs/walkthrough-sglang.md). The wheel is fetched by
 //! scripts/fetch-sglang.sh; without network the test says so and passes without checking.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -278,4 +279,15 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
         }
     }
     assert!(with_multiply > 0);
+    // The Triton runner's own application (moe_combine_topk: `out_slice.mul_`, the
+    // `moe_sum_reduce` kernels, the torch.compile variant) reaches the output: its result
+    // travels back in place and inside the combine record.
+    let runner = "sglang/srt/layers/moe/moe_runner/triton_utils/fused_moe.py";
+    let runner_lines: BTreeSet<u64> = rows
+        .iter()
+        .flat_map(row_sites)
+        .filter(|(path, _, exponent)| path == runner && *exponent == 1)
+        .map(|(_, line, _)| line)
+        .collect();
+    assert_eq!(runner_lines, BTreeSet::from([407, 995, 1008, 1020]), "{rows:#?}");
 }

@@ -351,6 +351,20 @@ impl Interp<'_, '_> {
                 return only.restrict(&self.conds, pc);
             }
         }
+        // Data inside a record handed over (`dispatcher.combine(combine_input=...)` with the
+        // expert output in a NamedTuple) passes through as well.
+        if !carries_data {
+            if let Some(held) = self.held_scaled_data(&args) {
+                self.blocker(
+                    loc,
+                    format!(
+                        "data passes through `{label}`, which is not resolved: what it does to the scale is not known"
+                    ),
+                    pc,
+                );
+                return G::under(*pc, Value::Num(Rc::new(taint(&held))));
+            }
+        }
         if carries_data {
             self.blocker(
                 loc,
@@ -568,6 +582,13 @@ impl Interp<'_, '_> {
             let path = self.index.function_path(func);
             let receiver = receiver.filter(|r| matches!(r, Value::Num(_)));
             return self.call_external(&path, receiver, args, pc, loc);
+        }
+        // Scaled data inside a record handed over (`dispatcher.combine(combine_input)`, the
+        // expert output in a NamedTuple) passes through like data handed over directly.
+        if self.index.function(func).name.as_str() != "__init__" {
+            if let Some(held) = self.held_scaled_data(&args) {
+                return G::under(*pc, Value::Num(Rc::new(held)));
+            }
         }
         let key = self.call_key(&receiver, &args, loc);
         let text = self.text(loc);
@@ -1172,6 +1193,63 @@ impl Interp<'_, '_> {
 }
 
 /// A part whose scale is no longer known exactly.
+impl Interp<'_, '_> {
+    /// The scaled tensors (or tensors with application sites) the arguments hold inside
+    /// tuples and objects, as one tensor with all their parts; `None` when there are none.
+    fn held_scaled_data(&self, args: &Args) -> Option<Num> {
+        let mut held = Vec::new();
+        for g in args.all_values().chain(args.splats.iter()) {
+            for (_, v) in g.iter() {
+                if !matches!(v, Value::Num(_)) {
+                    self.held_tensors(v, 0, &mut Vec::new(), &mut held);
+                }
+            }
+        }
+        if !held.iter().any(|n| n.parts.iter().any(|p| p.exp != 0 || !p.sites.is_empty())) {
+            return None;
+        }
+        let mut all = Num { tensor: true, parts: Vec::new() };
+        for n in &held {
+            all = super::ops::union(&all, n);
+        }
+        Some(all)
+    }
+
+    /// The tensors a value holds: itself, or the items of a tuple and the fields and items of
+    /// an object, a few levels down.
+    fn held_tensors(&self, value: &Value, depth: usize, seen: &mut Vec<HeapId>, out: &mut Vec<Rc<Num>>) {
+        if depth > 4 {
+            return;
+        }
+        match value {
+            Value::Num(n) if n.tensor => out.push(n.clone()),
+            Value::Tuple(items) => {
+                for g in items.iter() {
+                    for (_, v) in g.iter() {
+                        self.held_tensors(v, depth + 1, seen, out);
+                    }
+                }
+            }
+            Value::Obj(id) if !seen.contains(id) => {
+                seen.push(*id);
+                let object = self.read_object(*id);
+                let items: Vec<G> = match &object.kind {
+                    ObjKind::List(items) => items.clone(),
+                    ObjKind::Dict(entries) => entries.iter().map(|(_, g)| g.clone()).collect(),
+                    _ => Vec::new(),
+                };
+                let fields: Vec<G> = object.fields.values().cloned().collect();
+                for g in fields.iter().chain(items.iter()) {
+                    for (_, v) in g.iter() {
+                        self.held_tensors(v, depth + 1, seen, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 pub fn taint(n: &Num) -> Num {
     let parts = n.parts.iter().map(|p| Part { unknown: true, ..p.clone() }).collect();
     Num { tensor: n.tensor, parts }

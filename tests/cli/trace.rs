@@ -462,6 +462,21 @@ fn a_scaling_method_of_an_unknown_value_is_a_tensor_operation() {
 }
 
 #[test]
+fn scaled_data_inside_a_record_passes_through_calls_not_evaluated() {
+    // `dispatcher.combine(CombineInput(routed))`: a helper that never sees the factor (not
+    // evaluated) gives back the data it was handed; an unknown one gives it back of unknown
+    // scale, said so.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.records.RecordThroughHelperMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.records.RecordThroughUnknownMoE"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("UNKNOWN".into(), 1, "always".into())]);
+    let unresolved = out.json()["unresolved"].to_string();
+    assert!(unresolved.contains("data passes through `config.communicator.combine`"), "{unresolved}");
+}
+
+#[test]
 fn functions_registered_by_decorators_are_one_configuration_per_key() {
     // `@register_combine("triton", "standard")` fills a class-level dict under tuple keys; the
     // layer looks it up with a key from its config.
