@@ -355,22 +355,12 @@ impl Interp<'_, '_> {
         // expert output in a NamedTuple) passes through as well.
         if !carries_data {
             if let Some(held) = self.held_scaled_data(&args) {
-                self.blocker(
-                    loc,
-                    format!(
-                        "data passes through `{label}`, which is not resolved: what it does to the scale is not known"
-                    ),
-                    pc,
-                );
+                self.blocker(loc, data_through_unresolved(label), pc);
                 return G::under(*pc, Value::Num(Rc::new(taint(&held))));
             }
         }
         if carries_data {
-            self.blocker(
-                loc,
-                format!("data passes through `{label}`, which is not resolved: what it does to the scale is not known"),
-                pc,
-            );
+            self.blocker(loc, data_through_unresolved(label), pc);
             let mut result = self.call_external(label, None, args, pc, loc);
             result = self.map(&result, |_, v| match v {
                 Value::Num(n) => Value::Num(Rc::new(taint(&n))),
@@ -1248,6 +1238,11 @@ impl Interp<'_, '_> {
             _ => {}
         }
     }
+}
+
+/// What a blocker says when data goes through a callee that is not resolved.
+fn data_through_unresolved(label: &str) -> String {
+    format!("data passes through `{label}`, which is not resolved: what it does to the scale is not known")
 }
 
 pub fn taint(n: &Num) -> Num {
