@@ -52,22 +52,7 @@ impl Interp<'_, '_> {
             }
             Expr::BoolOp(boolop) => self.eval_boolop(frame, boolop, pc, loc),
             Expr::Compare(compare) => self.eval_compare(frame, compare, pc, loc),
-            Expr::If(ifexp) => {
-                let test = self.eval(frame, &ifexp.test, pc);
-                let t = self.truthy(&test, loc);
-                let mut out = G::empty();
-                let yes = pc.and(&t);
-                if self.conds.feasible(&yes) {
-                    let body = self.eval(frame, &ifexp.body, &yes);
-                    out.extend(&self.conds, body);
-                }
-                let no = pc.and(&t.not());
-                if self.conds.feasible(&no) {
-                    let orelse = self.eval(frame, &ifexp.orelse, &no);
-                    out.extend(&self.conds, orelse);
-                }
-                out
-            }
+            Expr::If(ifexp) => self.eval_conditional(frame, ifexp, pc, loc, &mut Vec::new()),
             Expr::Tuple(tuple) => self.eval_sequence(frame, &tuple.elts, pc),
             Expr::List(list) => {
                 let items = self.eval_items(frame, &list.elts, pc);
@@ -1086,6 +1071,32 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// `a if test else b`: each arm under its side of the test (the locals whose tensor an arm
+    /// is go to `sources`, see [`Interp::eval_with_sources`]).
+    fn eval_conditional(
+        &mut self,
+        frame: &mut Frame,
+        node: &ast::ExprIf,
+        pc: &Cond,
+        loc: Loc,
+        sources: &mut Vec<(Name, Cond)>,
+    ) -> G {
+        let test = self.eval(frame, &node.test, pc);
+        let holds = self.truthy(&test, loc);
+        let mut out = G::empty();
+        let yes = pc.and(&holds);
+        if self.conds.feasible(&yes) {
+            let body = self.eval_with_sources(frame, &node.body, &yes, sources);
+            out.extend(&self.conds, body);
+        }
+        let no = pc.and(&holds.not());
+        if self.conds.feasible(&no) {
+            let orelse = self.eval_with_sources(frame, &node.orelse, &no, sources);
+            out.extend(&self.conds, orelse);
+        }
+        out
+    }
+
     /// `expr` evaluated as the right side of `name = expr`, with the locals whose tensor it is
     /// and where: a name, a view of one (`x.view(-1)`), an arm of a conditional.
     pub fn eval_with_sources(
@@ -1102,20 +1113,10 @@ impl Interp<'_, '_> {
             }
             Expr::If(node) => {
                 let loc = self.loc(frame.file, expr);
-                let test = self.eval(frame, &node.test, pc);
-                let holds = self.truthy(&test, loc);
-                let mut out = G::empty();
-                let yes = pc.and(&holds);
-                if self.conds.feasible(&yes) {
-                    let body = self.eval_with_sources(frame, &node.body, &yes, sources);
-                    out.extend(&self.conds, body);
+                if !self.step(loc) {
+                    return G::under(*pc, Value::unknown("evaluation budget spent"));
                 }
-                let no = pc.and(&holds.not());
-                if self.conds.feasible(&no) {
-                    let orelse = self.eval_with_sources(frame, &node.orelse, &no, sources);
-                    out.extend(&self.conds, orelse);
-                }
-                out
+                self.eval_conditional(frame, node, pc, loc, sources)
             }
             Expr::Call(_) => {
                 if let Some(name) = viewed_local(frame, expr) {
