@@ -8,7 +8,7 @@ use ruff_python_ast::name::Name;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::cond::{AtomKey, Cond};
-use super::interp::{Frame, Interp, MAX_CALL_DEPTH, MAX_IMPLEMENTATIONS, ObjKind};
+use super::interp::{ArgSlot, Frame, Interp, MAX_CALL_DEPTH, MAX_IMPLEMENTATIONS, ObjKind};
 
 /// A call whose result has more alternatives than this, none of them structural, returns one
 /// symbol instead.
@@ -146,6 +146,14 @@ impl Interp<'_, '_> {
     /// The stored value lands in the tensor the pointer's base parameter was handed: the
     /// pointer is that parameter plus offsets.
     fn device_store(&mut self, frame: &mut Frame, pointer: &Expr, value: G, pc: &Cond) {
+        // Through a pointer local (`c_ptrs = c_ptr + offsets`): the parameter it points into.
+        let handed = |name: &Name| frame.aliases.contains_key(name);
+        if let Some(base) = frame.kernel.as_deref().and_then(|k| super::device::pointer_base(k, pointer, handed)) {
+            if value.iter().any(|(_, v)| matches!(v, Value::Num(_))) {
+                self.write_local_in_place(frame, &base, value, pc, &mut Vec::new());
+            }
+            return;
+        }
         let mut base = pointer;
         while let Expr::BinOp(op) = base {
             base = if matches!(op.left.as_ref(), Expr::Name(_) | Expr::BinOp(_)) { &op.left } else { &op.right };
@@ -432,6 +440,11 @@ impl Interp<'_, '_> {
             None => {
                 let mut frame = self.frame(Some(func), func.file);
                 self.bind_params(&mut frame, func, &facts.params, receiver, args, &Cond::TRUE, loc);
+                // A device kernel's buffers before it runs (see `device.rs`).
+                let device_initial: Option<Vec<(ArgSlot, G)>> = is_device_kernel(&facts).then(|| {
+                    frame.kernel = Some(super::device::kernel_locals(def));
+                    frame.aliases.iter().filter_map(|(n, s)| Some((s.clone(), frame.locals.get(n)?.clone()))).collect()
+                });
                 // The body runs relative to the call: its conditions start from `true`, and the
                 // caller's condition joins the base (see `Interp::base`).
                 let outer = (self.base, self.heap_mark);
@@ -441,7 +454,10 @@ impl Interp<'_, '_> {
                 self.stack.push(func);
                 self.begin_session();
                 self.exec_block(&mut frame, &def.body, &local);
-                let written = written_arguments(&frame);
+                let mut written = written_arguments(&frame);
+                if let Some(initial) = &device_initial {
+                    self.over_programs(&mut frame.returns, &mut frame.alive, &mut written, initial);
+                }
                 self.end_session(summary_key, pc, &frame.returns, frame.alive, &written);
                 self.stack.pop();
                 (self.base, self.heap_mark) = outer;

@@ -221,6 +221,44 @@ impl Table {
         out
     }
 
+    /// `f` with the atoms of `vars` quantified away: existentially (`f` holds for some value
+    /// of them) or universally (for every value).
+    fn quantify(
+        &mut self,
+        f: u32,
+        vars: &rustc_hash::FxHashSet<u32>,
+        exists: bool,
+        memo: &mut FxHashMap<u32, u32>,
+    ) -> u32 {
+        if f <= TRUE {
+            return f;
+        }
+        if let Some(&r) = memo.get(&f) {
+            return r;
+        }
+        if self.fuel == 0 {
+            return ABANDONED;
+        }
+        let n = self.nodes[f as usize];
+        let lo = self.quantify(n.lo, vars, exists, memo);
+        if lo == ABANDONED {
+            return ABANDONED;
+        }
+        let hi = self.quantify(n.hi, vars, exists, memo);
+        if hi == ABANDONED {
+            return ABANDONED;
+        }
+        let r = if vars.contains(&n.var) {
+            self.apply(if exists { Op::Or } else { Op::And }, lo, hi)
+        } else {
+            self.node(n.var, lo, hi)
+        };
+        if r != ABANDONED {
+            memo.insert(f, r);
+        }
+        r
+    }
+
     /// Whether `a and b` is satisfiable, without building it (no node is created).
     fn intersects(&mut self, a: u32, b: u32) -> bool {
         if a == FALSE || b == FALSE {
@@ -427,6 +465,9 @@ pub enum AtomKey {
     IsClass(SymId, ClassId),
     /// Any other test, by its text.
     Test(String),
+    /// A test in a device kernel on what differs between its program instances (its position,
+    /// data it loaded), by where it is: not a configuration (see `device.rs`).
+    PerProgram(Loc),
 }
 
 #[derive(Clone, Debug)]
@@ -466,6 +507,8 @@ pub struct Conds {
     vacuous: Vec<(usize, &'static str)>,
     /// Atoms that could not be created because of [`MAX_ATOMS`].
     pub overflowed: bool,
+    /// The [`AtomKey::PerProgram`] atoms, by variable.
+    per_program: rustc_hash::FxHashSet<u32>,
     /// Bumped when the constraints change; feasibility answers of older generations are stale.
     generation: std::cell::Cell<u32>,
     feasible_cache: RefCell<FxHashMap<u32, (u32, bool)>>,
@@ -486,6 +529,7 @@ impl Default for Conds {
             raising_seen: rustc_hash::FxHashSet::default(),
             vacuous: Vec::new(),
             overflowed: false,
+            per_program: rustc_hash::FxHashSet::default(),
             generation: std::cell::Cell::new(0),
             feasible_cache: RefCell::default(),
         }
@@ -528,8 +572,11 @@ impl Conds {
         let var = Self::var(index);
         let sym = match &key {
             AtomKey::Truthy(s) | AtomKey::Equals(s, _) | AtomKey::IsClass(s, _) => Some(*s),
-            AtomKey::Test(_) => None,
+            AtomKey::Test(_) | AtomKey::PerProgram(_) => None,
         };
+        if matches!(key, AtomKey::PerProgram(_)) {
+            self.per_program.insert(index as u32);
+        }
         if let Some(sym) = sym {
             let mut group = self.groups.get(&sym).copied().unwrap_or(Cond(TRUE));
             for (other_key, &other) in &self.by_key {
@@ -564,6 +611,25 @@ impl Conds {
         self.atoms.push(Atom { key: key.clone(), display: display(), alias: None });
         self.by_key.insert(key, index);
         var
+    }
+
+    /// Whether the atom is a per-program test of a device kernel.
+    pub fn is_per_program(&self, atom: usize) -> bool {
+        self.per_program.contains(&(atom as u32))
+    }
+
+    /// `cond` with the per-program atoms quantified away: existentially ("in some program
+    /// instance") or universally ("in every one"). When too large to compute, `cond` itself
+    /// (the atoms stay: what the evaluator had before quantifying).
+    pub fn over_programs(&self, cond: &Cond, exists: bool) -> Cond {
+        if self.per_program.is_empty() || cond.0 <= TRUE {
+            return *cond;
+        }
+        with(|t| {
+            t.fuel = OP_FUEL.min(HARD_MAX_NODES.saturating_sub(t.nodes.len()));
+            let r = t.quantify(cond.0, &self.per_program, exists, &mut FxHashMap::default());
+            if r == ABANDONED { *cond } else { Cond(r) }
+        })
     }
 
     /// Adds "exactly one of these holds" (for an object whose class is one of several).
@@ -923,6 +989,23 @@ mod tests {
         assert!(!bounded.same(&exact));
         // Wider, never narrower: every running configuration is still in it.
         assert!(exact.and(&bounded.not()).is_false());
+    }
+
+    #[test]
+    fn per_program_atoms_are_quantified_away_and_configuration_atoms_stay() {
+        let mut conds = Conds::default();
+        let config = conds.atom(AtomKey::Test("c".into()), || "c".into());
+        let loc =
+            |start| Loc { file: crate::index::FileId::from_u32(0), span: crate::syntax::Span { start, end: start } };
+        let past_end = conds.atom(AtomKey::PerProgram(loc(1)), || "pid >= n".into());
+        let inactive = conds.atom(AtomKey::PerProgram(loc(2)), || "expert == -1".into());
+        let stores = config.and(&past_end.not()).and(&inactive.not());
+        // Some instance stores wherever `c` holds; no configuration has every instance store.
+        assert!(conds.over_programs(&stores, true).same(&config));
+        assert!(conds.over_programs(&stores, false).is_false());
+        // Every instance leaves the buffer only where `c` fails.
+        assert!(conds.over_programs(&stores.not(), false).same(&config.not()));
+        assert!(conds.is_per_program(1) && !conds.is_per_program(0));
     }
 
     #[test]

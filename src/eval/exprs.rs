@@ -30,6 +30,9 @@ impl Interp<'_, '_> {
             }
             Expr::Call(call) => self.eval_call(frame, call, pc),
             Expr::BinOp(binop) => {
+                if let Some(pointer) = self.pointer_offset(frame, binop, pc) {
+                    return pointer;
+                }
                 let left = self.eval(frame, &binop.left, pc);
                 let right = self.eval(frame, &binop.right, pc);
                 self.binop(&left, binop.op, &right, pc, loc, false)
@@ -1039,7 +1042,14 @@ impl Interp<'_, '_> {
     /// An in-place write into the tensor local `name` holds: the parameter it may be (then the
     /// caller's argument), and every local bound to the same tensor where it is (`seen`: the
     /// locals written already, since sharing goes both ways).
-    fn write_local_in_place(&mut self, frame: &mut Frame, name: &Name, value: G, pc: &Cond, seen: &mut Vec<Name>) {
+    pub(super) fn write_local_in_place(
+        &mut self,
+        frame: &mut Frame,
+        name: &Name,
+        value: G,
+        pc: &Cond,
+        seen: &mut Vec<Name>,
+    ) {
         if seen.contains(name) {
             return;
         }

@@ -145,6 +145,8 @@ pub struct Frame {
     /// else torch.empty_like(hidden_states)`: `out` is `hidden_states` where `inplace`): an
     /// in-place write into one is a write into the other.
     pub shares: Vec<(Name, Name, Cond)>,
+    /// In a device kernel, what its locals are (see `device.rs`); `None` elsewhere.
+    pub kernel: Option<Rc<super::device::KernelLocals>>,
 }
 
 /// Which argument of a call passed a value: the `i`-th positional one, or a keyword.
@@ -392,7 +394,7 @@ impl<'r, 'a> Interp<'r, 'a> {
                     let sym = &self.syms[*s as usize];
                     std::iter::once(sym.display.clone()).chain(sym.aliases.iter().cloned()).collect()
                 }
-                AtomKey::Test(_) => vec![atom.display.clone()],
+                AtomKey::Test(_) | AtomKey::PerProgram(_) => vec![atom.display.clone()],
             };
             if let Some(assume) = self.assumes.iter().find(|a| names.iter().any(|n| names_match(&a.name, n))) {
                 assume.used.set(true);
@@ -486,6 +488,10 @@ impl<'r, 'a> Interp<'r, 'a> {
     pub fn note_split(&mut self, test: &Cond, yes: &Cond, no: &Cond) {
         if self.conds.feasible(yes) && self.conds.feasible(no) {
             for atom in self.conds.support(test) {
+                if self.conds.is_per_program(atom) {
+                    // Not a configuration: `--assume` cannot narrow it.
+                    continue;
+                }
                 *self.splits.entry(atom).or_default() += 1;
             }
         }
@@ -548,6 +554,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             aliases: FxHashMap::default(),
             written: Default::default(),
             shares: Vec::new(),
+            kernel: None,
         }
     }
 

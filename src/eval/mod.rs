@@ -7,6 +7,7 @@
 mod builtins;
 mod calls;
 pub mod cond;
+mod device;
 mod exprs;
 mod interp;
 pub mod kernels;

@@ -49,8 +49,9 @@ impl Interp<'_, '_> {
         callee: Option<String>,
         note: Option<String>,
     ) -> SiteId {
-        let relative = *cond;
-        let cond = &cond.and(&self.base);
+        // A site in a device kernel runs if some program instance runs it.
+        let relative = self.conds.over_programs(cond, true);
+        let cond = &relative.and(&self.base);
         // The same site met again under another condition is one site.
         if let Some(i) =
             self.sites.iter().position(|s| s.loc == loc && s.kind == kind && s.delta == delta && s.callee == callee)

@@ -54,6 +54,9 @@ impl Interp<'_, '_> {
                 }
             }
             Stmt::AugAssign(assign) => {
+                if self.advances_pointer(frame, assign) {
+                    return;
+                }
                 let current = self.eval(frame, &assign.target, pc);
                 let operand = self.eval(frame, &assign.value, pc);
                 let value = self.binop(&current, assign.op, &operand, pc, loc, true);
@@ -78,9 +81,8 @@ impl Interp<'_, '_> {
                 self.raise_under(&pc.and(&holds.not()), loc);
             }
             Stmt::If(node) => {
-                let test = self.eval(frame, &node.test, pc);
                 let mut rest = pc.clone();
-                let t = self.truthy(&test, self.loc(frame.file, &*node.test));
+                let t = self.branch_condition(frame, &node.test, pc);
                 let (yes, no) = (rest.and(&t), rest.and(&t.not()));
                 self.note_split(&t, &yes, &no);
                 if self.conds.feasible(&yes) {
@@ -93,8 +95,7 @@ impl Interp<'_, '_> {
                     }
                     match &clause.test {
                         Some(test_expr) => {
-                            let test = self.eval(frame, test_expr, &rest);
-                            let t = self.truthy(&test, self.loc(frame.file, test_expr));
+                            let t = self.branch_condition(frame, test_expr, &rest);
                             let (yes, no) = (rest.and(&t), rest.and(&t.not()));
                             self.note_split(&t, &yes, &no);
                             if self.conds.feasible(&yes) {

@@ -686,3 +686,32 @@ fn a_base_constructor_skipped_through_super_is_run_when_its_field_is_read() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
 }
+
+#[test]
+fn branches_between_program_instances_of_a_device_kernel_are_not_configurations() {
+    // `if pid * BLOCK >= n: return` ends the instances past the data; an inactive expert's
+    // instances write zeros. What the kernel stores is what the other instances write, in
+    // every configuration.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.tiles.TiledKernelMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    // Not an atom to `--assume` either.
+    assert_eq!(out.json()["atoms"], serde_json::json!([]), "{}", out.stdout);
+}
+
+#[test]
+fn a_pointer_plus_offsets_in_a_device_kernel_addresses_the_same_tensor() {
+    // `ptrs = out_ptr + offs` (then moved along with `+=`) addresses the tensor the model
+    // scaled: loading through it and storing back scales it again. Offsets are not data added
+    // to it, and the store through the local lands in the caller's tensor.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.tiles.TiledRescaleMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
+    // Top-k weights that carry the factor, multiplied in by the expert kernel.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.tiles.FoldedWeightsKernelMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.rescale".into()), ("TWICE".into(), 2, "config.rescale".into())]
+    );
+}
