@@ -426,8 +426,10 @@ impl Interp<'_, '_> {
             self.blocker(loc, format!("{} is a generator: not followed", self.index.function_path(func)), pc);
             return G::under(pc.clone(), Value::unknown("generator"));
         }
-        // The body runs relative to the call (below): so do the arguments.
-        let args = self.args_relative_to(args, pc);
+        // The body runs relative to the call (below): so do the arguments. A device kernel's
+        // run relative to selectors standing for their conditions (see `device.rs`).
+        let mut args = self.args_relative_to(args, pc);
+        let selections = if is_device_kernel(&facts) { self.select_arguments(&mut args) } else { Vec::new() };
         let key = self.call_key(&receiver, &args, loc);
         let summary_key = self.summary_key(func, &receiver, &args);
         // Where each argument came from, for what the body writes into them.
@@ -435,7 +437,7 @@ impl Interp<'_, '_> {
         let keyword_locs: Vec<(Name, Option<Loc>)> = args.keywords.iter().map(|(k, a)| (k.clone(), a.loc)).collect();
         // Calls made by the body take their own writes; the caller's pending ones wait.
         let pending = std::mem::take(&mut self.out_writes);
-        let (returns, alive, written) = match self.replay(&summary_key, pc) {
+        let (returns, alive, written) = match self.replay(&summary_key, pc, &selections) {
             Some(replayed) => replayed,
             None => {
                 let mut frame = self.frame(Some(func), func.file);
@@ -448,7 +450,9 @@ impl Interp<'_, '_> {
                 // The body runs relative to the call: its conditions start from `true`, and the
                 // caller's condition joins the base (see `Interp::base`).
                 let outer = (self.base, self.heap_mark);
-                self.base = self.base.and(pc);
+                // Apart from the caller, the body's conditions are its own: from `true`.
+                self.base = if selections.is_empty() { self.base.and(pc) } else { Cond::TRUE };
+                self.apart += u32::from(!selections.is_empty());
                 self.heap_mark = self.heap.len() as HeapId;
                 let local = Cond::TRUE;
                 self.stack.push(func);
@@ -458,11 +462,25 @@ impl Interp<'_, '_> {
                 if let Some(initial) = &device_initial {
                     self.over_programs(&mut frame.returns, &mut frame.alive, &mut written, initial);
                 }
-                self.end_session(summary_key, pc, &frame.returns, frame.alive, &written);
+                let (sites, raises) =
+                    self.end_session(summary_key, pc, &frame.returns, frame.alive, &written, &selections);
                 self.stack.pop();
+                self.apart -= u32::from(!selections.is_empty());
                 (self.base, self.heap_mark) = outer;
+                if !selections.is_empty() {
+                    self.apply_apart(&sites, &raises, pc, &selections);
+                }
                 (frame.returns, frame.alive, written)
             }
+        };
+        // Back in the caller's terms.
+        let (returns, alive, written) = if selections.is_empty() {
+            (returns, alive, written)
+        } else {
+            let returns = self.unselect(&returns, &selections);
+            let alive = self.unselect_cond(&alive, &selections);
+            let written = written.iter().map(|(slot, g)| (slot.clone(), self.unselect(g, &selections))).collect();
+            (returns, alive, written)
         };
         self.out_writes = pending;
         for (slot, value) in written {

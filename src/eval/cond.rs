@@ -35,6 +35,7 @@ pub const MAX_ATOMS: usize = 4000;
 pub const MAX_PRODUCTS: usize = 64;
 
 const FALSE: u32 = 0;
+const TRUE_COND: Cond = Cond(1);
 const TRUE: u32 = 1;
 const TERMINAL: u32 = u32::MAX;
 
@@ -468,6 +469,20 @@ pub enum AtomKey {
     /// A test in a device kernel on what differs between its program instances (its position,
     /// data it loaded), by where it is: not a configuration (see `device.rs`).
     PerProgram(Loc),
+    /// Bit `bit` of which alternative argument `slot` of a device kernel holds, while the
+    /// kernel is evaluated apart from its caller's conditions (`depth`: how many such
+    /// evaluations enclose it). Substituted by the real conditions when the kernel returns.
+    Selector { depth: u32, slot: u32, bit: u32 },
+}
+
+/// One argument of a device kernel evaluated apart: per alternative (and "no value", where the
+/// argument's alternatives do not cover the call), the selector cube standing for it and the
+/// real condition.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    pub choices: Vec<(Cond, Cond)>,
+    /// The selector atoms, for a quick test of whether a condition mentions them.
+    pub atoms: Vec<usize>,
 }
 
 #[derive(Clone, Debug)]
@@ -572,7 +587,7 @@ impl Conds {
         let var = Self::var(index);
         let sym = match &key {
             AtomKey::Truthy(s) | AtomKey::Equals(s, _) | AtomKey::IsClass(s, _) => Some(*s),
-            AtomKey::Test(_) | AtomKey::PerProgram(_) => None,
+            AtomKey::Test(_) | AtomKey::PerProgram(_) | AtomKey::Selector { .. } => None,
         };
         if matches!(key, AtomKey::PerProgram(_)) {
             self.per_program.insert(index as u32);
@@ -613,9 +628,42 @@ impl Conds {
         var
     }
 
-    /// Whether the atom is a per-program test of a device kernel.
-    pub fn is_per_program(&self, atom: usize) -> bool {
-        self.per_program.contains(&(atom as u32))
+    /// Whether the atom is internal to evaluating a device kernel (a per-program test or a
+    /// selector): never a configuration.
+    pub fn is_internal(&self, atom: usize) -> bool {
+        self.per_program.contains(&(atom as u32)) || matches!(self.atoms[atom].key, AtomKey::Selector { .. })
+    }
+
+    /// `cond` with the selectors of `selections` replaced by the real conditions they stand
+    /// for. The second value is false when that grew too large and the selectors were
+    /// quantified away instead (a wider condition).
+    pub fn substitute(&self, cond: &Cond, selections: &[Selection]) -> (Cond, bool) {
+        let mut out = *cond;
+        let mut exact = true;
+        for selection in selections {
+            if out.0 <= TRUE {
+                break;
+            }
+            let support = self.support(&out);
+            if !selection.atoms.iter().any(|a| support.contains(a)) {
+                continue;
+            }
+            let before = approximated();
+            let mut next = self.falsity();
+            for (cube, real) in &selection.choices {
+                if out.meets(cube) {
+                    next = next.or(&out.simplify_within(cube).and(real));
+                }
+            }
+            if approximated() != before || self.support(&next).iter().any(|a| selection.atoms.contains(a)) {
+                // A cofactor too large to take: "some choice" instead, wider.
+                exact = false;
+                let vars = selection.atoms.iter().map(|&a| a as u32).collect();
+                next = Self::quantified(&next, &vars, true).unwrap_or(TRUE_COND);
+            }
+            out = next;
+        }
+        (out, exact)
     }
 
     /// `cond` with the per-program atoms quantified away: existentially ("in some program
@@ -625,10 +673,15 @@ impl Conds {
         if self.per_program.is_empty() || cond.0 <= TRUE {
             return *cond;
         }
+        Self::quantified(cond, &self.per_program, exists).unwrap_or(*cond)
+    }
+
+    /// `cond` with `vars` quantified away; `None` when too large.
+    fn quantified(cond: &Cond, vars: &rustc_hash::FxHashSet<u32>, exists: bool) -> Option<Cond> {
         with(|t| {
             t.fuel = OP_FUEL.min(HARD_MAX_NODES.saturating_sub(t.nodes.len()));
-            let r = t.quantify(cond.0, &self.per_program, exists, &mut FxHashMap::default());
-            if r == ABANDONED { *cond } else { Cond(r) }
+            let r = t.quantify(cond.0, vars, exists, &mut FxHashMap::default());
+            (r != ABANDONED).then_some(Cond(r))
         })
     }
 
@@ -1005,7 +1058,7 @@ mod tests {
         assert!(conds.over_programs(&stores, false).is_false());
         // Every instance leaves the buffer only where `c` fails.
         assert!(conds.over_programs(&stores.not(), false).same(&config.not()));
-        assert!(conds.is_per_program(1) && !conds.is_per_program(0));
+        assert!(conds.is_internal(1) && !conds.is_internal(0));
     }
 
     #[test]

@@ -12,6 +12,16 @@
 //! made "this instance is past the end" a configuration of the whole model, with the output
 //! unscaled in it, and the atom multiplied the conditions of everything after the launch.
 //!
+//! A kernel is also evaluated *apart* from its caller's conditions. Its arguments arrive with
+//! many alternatives, each under a condition of the caller (which quantization, which
+//! runner); every operation of the body would combine those conditions. Instead, the feasible
+//! combinations of the arguments' alternatives are numbered and a few *selector* atoms stand
+//! for them ([`AtomKey::Selector`]): the body combines small cubes, and a second call passing
+//! the same values under other conditions is the same call to its summary. When the kernel
+//! returns, what it left (stores, sites, raises) is restated in the caller's terms
+//! ([`Conds::substitute`](super::cond::Conds::substitute)); until then its sites and raises
+//! stay in its session (`Interp::apart`).
+//!
 //! Which locals vary is found from the kernel's own body (what they are computed from), not
 //! from its callers: a per-program value passed to a device helper is not known as one there.
 
@@ -22,9 +32,13 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::cond::{AtomKey, Cond};
+use super::calls::Args;
+use super::cond::{AtomKey, Cond, Selection};
 use super::interp::{ArgSlot, Frame, Interp};
-use super::value::{G, Value};
+use super::value::{G, Loc, SiteId, Value};
+
+/// Combinations of a kernel's arguments the selectors may stand for.
+const MAX_COMBINATIONS: usize = 256;
 
 /// Device-language calls whose result differs between program instances.
 const PER_PROGRAM_CALLS: &[&str] = &[
@@ -312,6 +326,133 @@ impl Interp<'_, '_> {
                 out.push(&self.conds, self.conds.over_programs(c, !kept), v.clone());
             }
             *value = out;
+        }
+    }
+}
+
+impl Interp<'_, '_> {
+    /// Replaces the conditions of a kernel's arguments by selectors (see the module
+    /// documentation): argument `slot` holding alternative `j` is the `j`-th assignment of a
+    /// few fresh atoms. The kernel's body then combines small cubes instead of its callers'
+    /// conditions, and two calls passing the same values under different conditions are the
+    /// same call to its summary.
+    pub fn select_arguments(&mut self, args: &mut Args) -> Vec<Selection> {
+        // The arguments' alternatives are correlated (the same flags decide several of them):
+        // the selectors stand for the feasible combinations, so the body explores no more
+        // combinations than it would have with the real conditions.
+        let mut values: Vec<&mut G> = args
+            .positional
+            .iter_mut()
+            .map(|a| &mut a.value)
+            .chain(args.keywords.iter_mut().map(|(_, a)| &mut a.value))
+            .collect();
+        let conditional: Vec<usize> = (0..values.len())
+            .filter(|&i| !(values[i].is_empty() || matches!(values[i].0.as_slice(), [(c, _)] if c.is_true())))
+            .collect();
+        if conditional.is_empty() {
+            return Vec::new();
+        }
+        // Each combination: its real condition and, per conditional argument, the alternative
+        // taken (`None`: no value there).
+        let mut combos: Vec<(Cond, Vec<Option<usize>>)> = vec![(Cond::TRUE, Vec::new())];
+        for &i in &conditional {
+            let coverage = values[i].coverage(&self.conds);
+            let mut choices: Vec<(Cond, Option<usize>)> =
+                values[i].0.iter().enumerate().map(|(j, (c, _))| (*c, Some(j))).collect();
+            if !coverage.is_true() {
+                choices.push((coverage.not(), None));
+            }
+            let mut next = Vec::new();
+            for (c, taken) in &combos {
+                for (choice, j) in &choices {
+                    let both = c.and(choice);
+                    if self.conds.feasible(&both) {
+                        let mut taken = taken.clone();
+                        taken.push(*j);
+                        next.push((both, taken));
+                    }
+                }
+            }
+            if next.len() > MAX_COMBINATIONS {
+                // Too many to stand for: the body sees the real conditions.
+                return Vec::new();
+            }
+            combos = next;
+        }
+        let depth = self.apart;
+        let bits = usize::BITS - (combos.len().max(2) - 1).leading_zeros();
+        let atoms: Vec<Cond> = (0..bits)
+            .map(|bit| {
+                let key = AtomKey::Selector { depth, slot: 0, bit };
+                self.conds.atom(key, || format!("(combination of a device kernel's arguments, bit {bit})"))
+            })
+            .collect();
+        let cube = |j: usize| {
+            let mut cube = Cond::TRUE;
+            for (bit, atom) in atoms.iter().enumerate() {
+                cube = cube.and(&if j >> bit & 1 == 1 { *atom } else { atom.not() });
+            }
+            cube
+        };
+        let cubes: Vec<Cond> = (0..combos.len()).map(cube).collect();
+        for (k, &i) in conditional.iter().enumerate() {
+            let mut selected = G::empty();
+            for (j, (_, v)) in values[i].0.iter().enumerate() {
+                let mut under = self.conds.falsity();
+                for (combo, (_, taken)) in combos.iter().enumerate() {
+                    if taken[k] == Some(j) {
+                        under = under.or(&cubes[combo]);
+                    }
+                }
+                if !under.is_false() {
+                    selected.0.push((under, v.clone()));
+                }
+            }
+            *values[i] = selected;
+        }
+        let selection = Selection {
+            choices: combos.iter().zip(&cubes).map(|((real, _), cube)| (*cube, *real)).collect(),
+            atoms: atoms.iter().filter_map(|a| self.conds.as_literal(a).map(|(i, _)| i)).collect(),
+        };
+        vec![selection]
+    }
+
+    /// A value of a kernel evaluated apart, in its caller's terms.
+    pub fn unselect(&mut self, g: &G, selections: &[Selection]) -> G {
+        let mut out = G::empty();
+        for (c, v) in &g.0 {
+            let real = self.unselect_cond(c, selections);
+            out.push(&self.conds, real, v.clone());
+        }
+        out
+    }
+
+    pub fn unselect_cond(&mut self, c: &Cond, selections: &[Selection]) -> Cond {
+        let (real, exact) = self.conds.substitute(c, selections);
+        if !exact {
+            self.bound(None, "a device kernel's conditions were too large to restate in its caller's terms; widened");
+        }
+        real
+    }
+
+    /// The sites and raises of a kernel evaluated apart, applied under `pc` in its caller.
+    pub fn apply_apart(
+        &mut self,
+        sites: &[(SiteId, Cond)],
+        raises: &[(Cond, Loc)],
+        pc: &Cond,
+        selections: &[Selection],
+    ) {
+        for (site, c) in sites {
+            let real = self.unselect_cond(c, selections);
+            self.replay_site(*site, &real.and(pc));
+        }
+        for (c, loc) in raises {
+            // Widened raises would remove too many configurations: only exact ones count.
+            let (real, exact) = self.conds.substitute(c, selections);
+            if exact {
+                self.raise_under(&real.and(pc), *loc);
+            }
         }
     }
 }

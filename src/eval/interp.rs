@@ -231,6 +231,10 @@ pub struct Interp<'r, 'a> {
     /// Above zero while a `__getattr__` runs: its raise means "no such attribute" (which
     /// `getattr(x, name, default)` and `hasattr` catch), not a configuration that stops.
     pub raises_muted: usize,
+    /// Above zero while a device kernel is evaluated apart from its caller's conditions (see
+    /// `device.rs`): sites and raises are kept in the call's session, in selector terms, and
+    /// reach the trace when the kernel returns.
+    pub apart: u32,
     /// Arguments the last call(s) wrote into in place, by the location of the argument
     /// expression: `(argument, what it holds now, under which condition)`. Taken by the caller's
     /// `eval_call` right after the call.
@@ -290,6 +294,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             enum_members: None,
             force: None,
             raises_muted: 0,
+            apart: 0,
             out_writes: Vec::new(),
             buffer_args: Default::default(),
             shared_args: Vec::new(),
@@ -394,7 +399,7 @@ impl<'r, 'a> Interp<'r, 'a> {
                     let sym = &self.syms[*s as usize];
                     std::iter::once(sym.display.clone()).chain(sym.aliases.iter().cloned()).collect()
                 }
-                AtomKey::Test(_) | AtomKey::PerProgram(_) => vec![atom.display.clone()],
+                AtomKey::Test(_) | AtomKey::PerProgram(_) | AtomKey::Selector { .. } => vec![atom.display.clone()],
             };
             if let Some(assume) = self.assumes.iter().find(|a| names.iter().any(|n| names_match(&a.name, n))) {
                 assume.used.set(true);
@@ -488,7 +493,7 @@ impl<'r, 'a> Interp<'r, 'a> {
     pub fn note_split(&mut self, test: &Cond, yes: &Cond, no: &Cond) {
         if self.conds.feasible(yes) && self.conds.feasible(no) {
             for atom in self.conds.support(test) {
-                if self.conds.is_per_program(atom) {
+                if self.conds.is_internal(atom) {
                     // Not a configuration: `--assume` cannot narrow it.
                     continue;
                 }
@@ -506,6 +511,9 @@ impl<'r, 'a> Interp<'r, 'a> {
             return;
         }
         self.note_raise(*pc, loc);
+        if self.apart > 0 {
+            return;
+        }
         let before = super::cond::approximated();
         let absolute = pc.and(&self.base);
         if super::cond::approximated() == before {

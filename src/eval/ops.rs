@@ -51,6 +51,20 @@ impl Interp<'_, '_> {
     ) -> SiteId {
         // A site in a device kernel runs if some program instance runs it.
         let relative = self.conds.over_programs(cond, true);
+        if self.apart > 0 {
+            // In selector terms: the trace gets it when the kernel returns.
+            let known = self
+                .sites
+                .iter()
+                .position(|s| s.loc == loc && s.kind == kind && s.delta == delta && s.callee == callee);
+            let id = known.unwrap_or_else(|| {
+                let cond = self.conds.falsity();
+                self.sites.push(SiteRecord { loc, kind, delta, cond, chain: chain.to_vec(), callee, note });
+                self.sites.len() - 1
+            }) as SiteId;
+            self.note_site(id, relative);
+            return id;
+        }
         let cond = &relative.and(&self.base);
         // The same site met again under another condition is one site.
         if let Some(i) =
@@ -69,6 +83,9 @@ impl Interp<'_, '_> {
     /// A site met again by replaying a call summary, under `cond` (relative to the current call).
     pub fn replay_site(&mut self, site: SiteId, cond: &Cond) {
         self.note_site(site, *cond);
+        if self.apart > 0 {
+            return;
+        }
         let absolute = cond.and(&self.base);
         let merged = self.sites[site as usize].cond.or(&absolute);
         self.sites[site as usize].cond = merged;

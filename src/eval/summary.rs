@@ -18,7 +18,7 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::cond::Cond;
+use super::cond::{Cond, Selection};
 use super::interp::{ArgSlot, Interp, ObjKind, Object};
 use super::value::*;
 
@@ -112,14 +112,28 @@ impl Interp<'_, '_> {
 
     /// Ends the innermost call (made under `pc` in its caller): what it read and did becomes
     /// part of the caller's, and a summary is kept under `key` when it can be replayed.
-    pub fn end_session(&mut self, key: String, pc: &Cond, returns: &G, alive: Cond, written: &[(ArgSlot, G)]) {
+    /// A call evaluated apart (`selections` not empty, see `device.rs`) gives its caller its
+    /// reads and writes only; its sites and raises are returned, in selector terms, for the
+    /// caller to apply.
+    pub fn end_session(
+        &mut self,
+        key: String,
+        pc: &Cond,
+        returns: &G,
+        alive: Cond,
+        written: &[(ArgSlot, G)],
+        selections: &[Selection],
+    ) -> (Vec<(SiteId, Cond)>, Vec<(Cond, Loc)>) {
         let session = self.sessions.borrow_mut().pop().expect("a session per call");
-        self.merge_into_caller(&session.reads, &session.writes, &session.sites, &session.raises, pc);
+        let apart = !selections.is_empty();
+        let (sites, raises): (&[_], &[_]) = if apart { (&[], &[]) } else { (&session.sites, &session.raises) };
+        self.merge_into_caller(&session.reads, &session.writes, sites, raises, pc);
+        let effects = if apart { (session.sites.clone(), session.raises.clone()) } else { Default::default() };
         if !session.replayable {
             self.not_replayable();
         }
         if !session.writes.is_empty() || !session.replayable {
-            return;
+            return effects;
         }
         let made = self.made_objects(returns, session.mark);
         let mut reads: Vec<(HeapId, u32)> = session.reads.into_iter().collect();
@@ -136,6 +150,7 @@ impl Interp<'_, '_> {
                 made,
             }),
         );
+        effects
     }
 
     fn merge_into_caller(
@@ -161,7 +176,7 @@ impl Interp<'_, '_> {
 
     /// The result of an earlier identical call, replayed under `pc`: `(returns, alive)` as the
     /// body would have left them, or `None` when there is no valid summary.
-    pub fn replay(&mut self, key: &str, pc: &Cond) -> Option<(G, Cond, Vec<(ArgSlot, G)>)> {
+    pub fn replay(&mut self, key: &str, pc: &Cond, selections: &[Selection]) -> Option<(G, Cond, Vec<(ArgSlot, G)>)> {
         let summary = self.summaries.get(key)?.clone();
         if summary.reads.iter().any(|&(id, version)| self.versions[id as usize] != version) {
             return None;
@@ -180,11 +195,15 @@ impl Interp<'_, '_> {
             };
             self.heap[renumber[old] as usize] = copy;
         }
-        for (site, cond) in &summary.sites {
-            self.replay_site(*site, &cond.and(pc));
-        }
-        for (cond, loc) in &summary.raises {
-            self.raise_under(&cond.and(pc), *loc);
+        if selections.is_empty() {
+            for (site, cond) in &summary.sites {
+                self.replay_site(*site, &cond.and(pc));
+            }
+            for (cond, loc) in &summary.raises {
+                self.raise_under(&cond.and(pc), *loc);
+            }
+        } else {
+            self.apply_apart(&summary.sites, &summary.raises, pc, selections);
         }
         let reads: FxHashMap<HeapId, u32> = summary.reads.iter().copied().collect();
         self.merge_into_caller(&reads, &[], &[], &[], pc);

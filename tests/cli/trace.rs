@@ -715,3 +715,24 @@ fn a_pointer_plus_offsets_in_a_device_kernel_addresses_the_same_tensor() {
         [("ONCE".into(), 1, "not config.rescale".into()), ("TWICE".into(), 2, "config.rescale".into())]
     );
 }
+
+#[test]
+fn a_device_kernel_evaluated_apart_keeps_its_arguments_correlated() {
+    // The kernel's arguments are two values decided by one flag; evaluated with selectors
+    // standing for their conditions, the combination "weights scaled and factor handed in"
+    // (no configuration has it) must not appear, and the rows come back in the caller's terms.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.tiles.CorrelatedKernelArgsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.fold_into_weights and config.weighted".into()),
+            ("ONCE".into(), 1, "not config.fold_into_weights".into()),
+            ("NEVER".into(), 0, "config.fold_into_weights and not config.weighted".into()),
+        ]
+    );
+    // The kernel's site runs where the factor is handed to it, said in the caller's terms.
+    let text = run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "CorrelatedKernelArgsMoE"]);
+    assert!(text.stdout.contains("runs when not config.fold_into_weights"), "{}", text.stdout);
+    assert!(!text.stdout.contains("combination of"), "{}", text.stdout);
+}
