@@ -238,24 +238,22 @@ impl<'a> Visitor<'a> for Assignments<'_> {
     }
 }
 
-impl Interp<'_, '_> {
-    /// `ptr + offsets` in a device kernel: a tensor handed to a kernel is a pointer, and adding
-    /// offsets to it (positions, or indices it loaded) addresses the same tensor rather than
-    /// adding data to it. `existing + acc` (two loaded values) is an addition.
-    pub fn pointer_offset(&mut self, frame: &mut Frame, binop: &ast::ExprBinOp, pc: &Cond) -> Option<G> {
-        let kernel = frame.kernel.clone()?;
-        let side = match binop.op {
-            ast::Operator::Add if is_pointer(&binop.left, &kernel.pointers) => &binop.left,
-            ast::Operator::Add if is_pointer(&binop.right, &kernel.pointers) => &binop.right,
-            ast::Operator::Sub if is_pointer(&binop.left, &kernel.pointers) => &binop.left,
-            _ => return None,
-        };
-        let value = self.eval(frame, side, pc);
-        let tensor = !value.is_empty() && value.iter().all(|(_, v)| matches!(v, Value::Num(n) if n.tensor));
-        // Evaluated again by the caller when it is not a pointer: cheap (a name or a sum).
-        tensor.then_some(value)
-    }
+/// `ptr + offsets` in a device kernel: a tensor handed to a kernel is a pointer, and adding
+/// offsets to it (positions, or indices it loaded) addresses the same tensor rather than adding
+/// data to it. `existing + acc` (two loaded values) is an addition. `left` and `right` are the
+/// operands' values.
+pub fn pointer_offset(frame: &Frame, binop: &ast::ExprBinOp, left: &G, right: &G) -> Option<G> {
+    let kernel = frame.kernel.as_ref()?;
+    let side = match binop.op {
+        ast::Operator::Add | ast::Operator::Sub if is_pointer(&binop.left, &kernel.pointers) => left,
+        ast::Operator::Add if is_pointer(&binop.right, &kernel.pointers) => right,
+        _ => return None,
+    };
+    let tensor = !side.is_empty() && side.iter().all(|(_, v)| matches!(v, Value::Num(n) if n.tensor));
+    tensor.then(|| side.clone())
+}
 
+impl Interp<'_, '_> {
     /// `ptrs += BLOCK_K * stride_k`: a pointer moved along, still into the same tensor.
     pub fn advances_pointer(&mut self, frame: &mut Frame, assign: &ast::StmtAugAssign) -> bool {
         let Some(kernel) = frame.kernel.clone() else { return false };

@@ -30,11 +30,11 @@ impl Interp<'_, '_> {
             }
             Expr::Call(call) => self.eval_call(frame, call, pc),
             Expr::BinOp(binop) => {
-                if let Some(pointer) = self.pointer_offset(frame, binop, pc) {
-                    return pointer;
-                }
                 let left = self.eval(frame, &binop.left, pc);
                 let right = self.eval(frame, &binop.right, pc);
+                if let Some(pointer) = super::device::pointer_offset(frame, binop, &left, &right) {
+                    return pointer;
+                }
                 self.binop(&left, binop.op, &right, pc, loc, false)
             }
             Expr::UnaryOp(unary) => {
