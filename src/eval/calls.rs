@@ -502,7 +502,12 @@ impl Interp<'_, '_> {
         // Many different results that carry nothing traced only steer control flow later:
         // one symbol for "what this call returned" keeps conditions small (at the price of
         // forgetting how the result relates to the atoms inside the call).
-        if result.0.len() > COLLAPSE_RESULTS && !result.iter().any(|(_, v)| self.structural(v)) {
+        // A classifier's keys stay: they are what makes a platform key agree with the platform
+        // flags it tests (see `relevance.rs`).
+        if result.0.len() > COLLAPSE_RESULTS
+            && !result.iter().any(|(_, v)| self.structural(v))
+            && !self.is_classifier(func)
+        {
             let text = self.text(loc);
             let name = self.index.function(func).qualname.clone();
             let display = if text.len() <= 100 && !text.contains('\n') { text } else { format!("{name}(...)") };

@@ -92,7 +92,7 @@ impl Interp<'_, '_> {
     /// Whether every `return` of `func` gives a string or number literal, `None` or a member of
     /// an enum of the tree, at least one of them a string or a member (a key such as a platform
     /// or backend name: `return MoeRunnerBackend.TRITON`).
-    fn is_classifier(&mut self, func: FuncId) -> bool {
+    pub(super) fn is_classifier(&mut self, func: FuncId) -> bool {
         if let Some(&known) = self.relevance.classifiers.get(&func) {
             return known;
         }

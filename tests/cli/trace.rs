@@ -736,3 +736,19 @@ fn a_device_kernel_evaluated_apart_keeps_its_arguments_correlated() {
     assert!(text.stdout.contains("runs when not config.fold_into_weights"), "{}", text.stdout);
     assert!(!text.stdout.contains("combination of"), "{}", text.stdout);
 }
+
+#[test]
+fn a_platform_key_with_many_values_stays_the_platform_predicates_it_tests() {
+    // `_platform_key()` returns one of five keys; a result that many alternatives long used to
+    // become one symbol, whose tests (`_platform_key() == "npu"`) no assumption on `is_cuda()`
+    // could reach. The rows are over the predicates instead.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.platform_key.PlatformKeyMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    let never: Vec<_> = rows(&out).into_iter().filter(|(v, _, _)| v == "NEVER").collect();
+    assert_eq!(never.len(), 1, "{}", out.stdout);
+    assert!(never[0].2.ends_with("and is_npu()"), "{}", out.stdout);
+    assert!(!out.stdout.contains("_platform_key()"), "{}", out.stdout);
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.platform_key.PlatformKeyMoE", "--assume", "is_cuda()=true"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
