@@ -291,3 +291,40 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
         .collect();
     assert_eq!(runner_lines, BTreeSet::from([407, 995, 1008, 1020]), "{rows:#?}");
 }
+
+#[test]
+fn sglang_trace_of_nemotron_h_moe_on_cuda() {
+    let Some(tree) = sglang_tree() else { return };
+    // The walkthrough's CUDA assumptions (section 3). `UnquantizedFusedMoEMethod` dispatches
+    // on `_platform_key()`, which tests `is_cuda()`, `is_npu()`, ...: with the platform
+    // assumed, only the CUDA method runs, and the key is never an atom of its own.
+    let mut args = vec!["routed_scaling_factor", "--entry", "sglang.srt.models.nemotron_h.NemotronHMoE"];
+    for assume in [
+        "quant_config=None",
+        "_use_aiter=false",
+        "_is_hip=false",
+        "get_moe_a2a_backend()=none",
+        "_is_cuda=true",
+        "_is_npu=false",
+        "_is_cpu=false",
+        "_is_xpu=false",
+        "_is_musa=false",
+        "_oot_dispatch_key()=None",
+        "get_fused_op_backend()=None",
+    ] {
+        args.extend(["--assume", assume]);
+    }
+    let nemotron = trace(&tree, &args);
+    let bounds: Vec<&str> =
+        nemotron["bounds"].as_array().unwrap().iter().map(|b| b["what"].as_str().unwrap()).collect();
+    assert!(!bounds.iter().any(|b| b.contains("evaluation stopped") || b.contains("budget")), "{bounds:?}");
+    let rows = nemotron["rows"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    let literals: Vec<&str> = rows
+        .iter()
+        .flat_map(|r| r["example"].as_array().into_iter().flatten())
+        .chain(rows.iter().flat_map(|r| r["conditions"].as_array().unwrap().iter().flat_map(|p| p.as_array().unwrap())))
+        .map(|l| l["atom"].as_str().unwrap())
+        .collect();
+    assert!(!literals.iter().any(|a| a.contains("_platform_key")), "{literals:?}");
+}
