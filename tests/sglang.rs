@@ -153,6 +153,22 @@ fn trace(tree: &PathBuf, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("JSON output")
 }
 
+/// No step or decision-diagram bound stopped the evaluation.
+fn assert_evaluated_to_the_end(trace: &Value) {
+    let bounds: Vec<&str> = trace["bounds"].as_array().unwrap().iter().map(|b| b["what"].as_str().unwrap()).collect();
+    assert!(!bounds.iter().any(|b| b.contains("evaluation stopped") || b.contains("budget")), "{bounds:?}");
+}
+
+/// The atoms the rows' conditions (and printed examples) mention.
+fn row_atoms(trace: &Value) -> Vec<&str> {
+    let rows = trace["rows"].as_array().unwrap();
+    rows.iter()
+        .flat_map(|r| r["example"].as_array().into_iter().flatten())
+        .chain(rows.iter().flat_map(|r| r["conditions"].as_array().unwrap().iter().flat_map(|p| p.as_array().unwrap())))
+        .map(|l| l["atom"].as_str().unwrap())
+        .collect()
+}
+
 /// The sites of a row, as (path, line, exponent).
 fn row_sites(row: &Value) -> Vec<(String, u64, i64)> {
     let mut out: Vec<(String, u64, i64)> = row["parts"]
@@ -249,17 +265,11 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
         ],
     );
     // It evaluates to the end: no step or decision-diagram bound stopped it.
-    let bounds: Vec<&str> = v2["bounds"].as_array().unwrap().iter().map(|b| b["what"].as_str().unwrap()).collect();
-    assert!(!bounds.iter().any(|b| b.contains("evaluation stopped") || b.contains("budget")), "{bounds:?}");
+    assert_evaluated_to_the_end(&v2);
     // The all-to-all backend is the string "none": its predicates (`is_deepep()`, ...) are
     // decided by it, not left free.
     let rows = v2["rows"].as_array().unwrap();
-    let literals: Vec<&str> = rows
-        .iter()
-        .flat_map(|r| r["example"].as_array().into_iter().flatten())
-        .chain(rows.iter().flat_map(|r| r["conditions"].as_array().unwrap().iter().flat_map(|p| p.as_array().unwrap())))
-        .map(|l| l["atom"].as_str().unwrap())
-        .collect();
+    let literals = row_atoms(&v2);
     assert!(!literals.is_empty());
     assert!(!literals.iter().any(|a| a.starts_with("get_moe_a2a_backend()")), "{literals:?}");
     // The runner's registries are filled and the runner is built: neither is unresolved.
@@ -315,16 +325,8 @@ fn sglang_trace_of_nemotron_h_moe_on_cuda() {
         args.extend(["--assume", assume]);
     }
     let nemotron = trace(&tree, &args);
-    let bounds: Vec<&str> =
-        nemotron["bounds"].as_array().unwrap().iter().map(|b| b["what"].as_str().unwrap()).collect();
-    assert!(!bounds.iter().any(|b| b.contains("evaluation stopped") || b.contains("budget")), "{bounds:?}");
-    let rows = nemotron["rows"].as_array().unwrap();
-    assert!(!rows.is_empty());
-    let literals: Vec<&str> = rows
-        .iter()
-        .flat_map(|r| r["example"].as_array().into_iter().flatten())
-        .chain(rows.iter().flat_map(|r| r["conditions"].as_array().unwrap().iter().flat_map(|p| p.as_array().unwrap())))
-        .map(|l| l["atom"].as_str().unwrap())
-        .collect();
+    assert_evaluated_to_the_end(&nemotron);
+    assert!(!nemotron["rows"].as_array().unwrap().is_empty());
+    let literals = row_atoms(&nemotron);
     assert!(!literals.iter().any(|a| a.contains("_platform_key")), "{literals:?}");
 }
