@@ -468,7 +468,7 @@ impl Interp<'_, '_> {
                 self.apart -= u32::from(!selections.is_empty());
                 (self.base, self.heap_mark) = outer;
                 if !selections.is_empty() {
-                    self.apply_apart(&sites, &raises, pc, &selections);
+                    self.apply_effects(&sites, &raises, pc, &selections);
                 }
                 (frame.returns, frame.alive, written)
             }

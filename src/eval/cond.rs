@@ -469,15 +469,15 @@ pub enum AtomKey {
     /// A test in a device kernel on what differs between its program instances (its position,
     /// data it loaded), by where it is: not a configuration (see `device.rs`).
     PerProgram(Loc),
-    /// Bit `bit` of which alternative argument `slot` of a device kernel holds, while the
-    /// kernel is evaluated apart from its caller's conditions (`depth`: how many such
+    /// Bit `bit` of which combination of its arguments' alternatives a device kernel was
+    /// handed, while it is evaluated apart from its caller's conditions (`depth`: how many such
     /// evaluations enclose it). Substituted by the real conditions when the kernel returns.
-    Selector { depth: u32, slot: u32, bit: u32 },
+    Selector { depth: u32, bit: u32 },
 }
 
-/// One argument of a device kernel evaluated apart: per alternative (and "no value", where the
-/// argument's alternatives do not cover the call), the selector cube standing for it and the
-/// real condition.
+/// The arguments of a device kernel evaluated apart: per feasible combination of their
+/// alternatives (an argument may have no value in one), the selector cube standing for it and
+/// its real condition.
 #[derive(Clone, Debug, Default)]
 pub struct Selection {
     pub choices: Vec<(Cond, Cond)>,

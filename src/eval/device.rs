@@ -330,10 +330,11 @@ impl Interp<'_, '_> {
 
 impl Interp<'_, '_> {
     /// Replaces the conditions of a kernel's arguments by selectors (see the module
-    /// documentation): argument `slot` holding alternative `j` is the `j`-th assignment of a
-    /// few fresh atoms. The kernel's body then combines small cubes instead of its callers'
-    /// conditions, and two calls passing the same values under different conditions are the
-    /// same call to its summary.
+    /// documentation): the `j`-th feasible combination of the arguments' alternatives is the
+    /// `j`-th assignment of a few fresh atoms. The kernel's body then combines small cubes
+    /// instead of its callers' conditions, and two calls passing the same values under
+    /// different conditions are the same call to its summary. No selection (empty) when every
+    /// argument is unconditional or the combinations are too many.
     pub fn select_arguments(&mut self, args: &mut Args) -> Vec<Selection> {
         // The arguments' alternatives are correlated (the same flags decide several of them):
         // the selectors stand for the feasible combinations, so the body explores no more
@@ -381,7 +382,7 @@ impl Interp<'_, '_> {
         let bits = usize::BITS - (combos.len().max(2) - 1).leading_zeros();
         let atoms: Vec<Cond> = (0..bits)
             .map(|bit| {
-                let key = AtomKey::Selector { depth, slot: 0, bit };
+                let key = AtomKey::Selector { depth, bit };
                 self.conds.atom(key, || format!("(combination of a device kernel's arguments, bit {bit})"))
             })
             .collect();
@@ -433,8 +434,9 @@ impl Interp<'_, '_> {
         real
     }
 
-    /// The sites and raises of a kernel evaluated apart, applied under `pc` in its caller.
-    pub fn apply_apart(
+    /// The sites and raises of a call (in selector terms when it was evaluated apart), applied
+    /// under `pc` in its caller.
+    pub fn apply_effects(
         &mut self,
         sites: &[(SiteId, Cond)],
         raises: &[(Cond, Loc)],

@@ -51,12 +51,11 @@ impl Interp<'_, '_> {
     ) -> SiteId {
         // A site in a device kernel runs if some program instance runs it.
         let relative = self.conds.over_programs(cond, true);
+        // The same site met again under another condition is one site.
+        let known =
+            self.sites.iter().position(|s| s.loc == loc && s.kind == kind && s.delta == delta && s.callee == callee);
         if self.apart > 0 {
             // In selector terms: the trace gets it when the kernel returns.
-            let known = self
-                .sites
-                .iter()
-                .position(|s| s.loc == loc && s.kind == kind && s.delta == delta && s.callee == callee);
             let id = known.unwrap_or_else(|| {
                 let cond = self.conds.falsity();
                 self.sites.push(SiteRecord { loc, kind, delta, cond, chain: chain.to_vec(), callee, note });
@@ -66,10 +65,7 @@ impl Interp<'_, '_> {
             return id;
         }
         let cond = &relative.and(&self.base);
-        // The same site met again under another condition is one site.
-        if let Some(i) =
-            self.sites.iter().position(|s| s.loc == loc && s.kind == kind && s.delta == delta && s.callee == callee)
-        {
+        if let Some(i) = known {
             let merged = self.sites[i].cond.or(cond);
             self.sites[i].cond = merged;
             self.note_site(i as SiteId, relative);

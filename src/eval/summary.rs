@@ -195,16 +195,7 @@ impl Interp<'_, '_> {
             };
             self.heap[renumber[old] as usize] = copy;
         }
-        if selections.is_empty() {
-            for (site, cond) in &summary.sites {
-                self.replay_site(*site, &cond.and(pc));
-            }
-            for (cond, loc) in &summary.raises {
-                self.raise_under(&cond.and(pc), *loc);
-            }
-        } else {
-            self.apply_apart(&summary.sites, &summary.raises, pc, selections);
-        }
+        self.apply_effects(&summary.sites, &summary.raises, pc, selections);
         let reads: FxHashMap<HeapId, u32> = summary.reads.iter().copied().collect();
         self.merge_into_caller(&reads, &[], &[], &[], pc);
         let written = summary.written.iter().map(|(slot, g)| (slot.clone(), renumber_g(g, &renumber))).collect();
