@@ -1010,6 +1010,21 @@ impl Interp<'_, '_> {
         }))
     }
 
+    /// A value stored under the traced value's name (`self.routed_scaling_factor =
+    /// config.moe_router_scaling_factor`) is the traced value read under another key: the store
+    /// is where it comes from. Only opaque inputs (symbols) are renamed; constants, objects and
+    /// values already derived from the traced one stay what they are.
+    pub fn named_origin(&mut self, value: G, loc: Loc) -> G {
+        if !self.is_origin(loc) || !value.iter().any(|(_, v)| matches!(v, Value::Sym(_))) {
+            return value;
+        }
+        let origin = self.traced_origin(loc);
+        self.map(&value, |_, v| match v {
+            Value::Sym(_) => origin.clone(),
+            other => other,
+        })
+    }
+
     /// Writes `value` into the tensor `target` denotes (`out.mul_(v)`, `out[i] = x`, a kernel
     /// storing into a buffer it was handed), rather than binding a new one: through a view
     /// (`out.view(-1)`) or a conditional (`out if flag else scratch`) to the tensor itself, and

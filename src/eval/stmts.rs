@@ -37,6 +37,7 @@ impl Interp<'_, '_> {
                 [Expr::Name(name)] => self.assign_name(frame, &name.id, &assign.value, pc),
                 targets => {
                     let value = self.eval(frame, &assign.value, pc);
+                    let value = self.named_attribute_origin(frame, targets, &assign.value, value);
                     for target in targets {
                         self.assign_target(frame, target, value.clone(), pc);
                     }
@@ -47,8 +48,10 @@ impl Interp<'_, '_> {
                     match assign.target.as_ref() {
                         Expr::Name(name) => self.assign_name(frame, &name.id, value, pc),
                         target => {
-                            let value = self.eval(frame, value, pc);
-                            self.assign_target(frame, target, value, pc);
+                            let evaluated = self.eval(frame, value, pc);
+                            let targets = std::slice::from_ref(assign.target.as_ref());
+                            let evaluated = self.named_attribute_origin(frame, targets, value, evaluated);
+                            self.assign_target(frame, target, evaluated, pc);
                         }
                     }
                 }
@@ -280,9 +283,22 @@ impl Interp<'_, '_> {
     /// `name = value`: a fresh floating-point allocation makes `name` an output buffer; another
     /// local's tensor (`out = hidden_states`, or one arm of a conditional) makes the two share it
     /// (and keeps `name` a buffer where it was one: the tensor is written either way).
+    /// `self.routed_scaling_factor = config.other_key`: see `Interp::named_origin`.
+    fn named_attribute_origin(&mut self, frame: &Frame, targets: &[Expr], value_expr: &Expr, value: G) -> G {
+        let named = targets.iter().any(|t| matches!(t, Expr::Attribute(a) if a.attr.as_str() == self.traced.name));
+        if !named {
+            return value;
+        }
+        let loc = self.loc(frame.file, value_expr);
+        self.named_origin(value, loc)
+    }
+
     fn assign_name(&mut self, frame: &mut Frame, name: &Name, value: &Expr, pc: &Cond) {
         let mut sources = Vec::new();
-        let result = self.eval_with_sources(frame, value, pc, &mut sources);
+        let mut result = self.eval_with_sources(frame, value, pc, &mut sources);
+        if *name == self.traced.name {
+            result = self.named_origin(result, self.loc(frame.file, value));
+        }
         if is_float_allocation(value) {
             frame.buffers.insert(name.clone());
         } else if sources.is_empty() {

@@ -752,3 +752,20 @@ fn a_platform_key_with_many_values_stays_the_platform_predicates_it_tests() {
         trace("trace/router", &["--entry", "gate.platform_key.PlatformKeyMoE", "--assume", "is_cuda()=true"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
 }
+
+#[test]
+fn a_config_value_stored_under_the_traced_name_is_the_traced_value() {
+    // `self.routed_scaling_factor = config.moe_router_scaling_factor`: another config key, the
+    // traced name in the model.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.renamed.RenamedKeyMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let origin = &out.json()["rows"][0]["parts"][0]["sites"][0]["evidence"][0];
+    assert_eq!((origin["kind"].as_str(), origin["location"]["line"].as_i64()), (Some("origin"), Some(13)), "{origin}");
+    assert_eq!(origin["label"], "config.moe_router_scaling_factor");
+    // A local of the traced name, then passed on under other names: applied twice.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.renamed.RenamedLocalTwiceMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    // Under another name only, it is not the traced value.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.renamed.UnrelatedNameMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+}
