@@ -845,7 +845,12 @@ impl Conds {
     /// too many), for callers that need both.
     pub fn render_products(&self, cond: &Cond, products: Option<&[Vec<(usize, bool)>]>) -> String {
         let Some(products) = products else {
-            return format!("(a condition over {} atoms, too large to print)", self.support(cond).len());
+            // Too many products within the configurations that matter; `cond` itself may have
+            // no atoms (true, where they were all over-approximated at a bound).
+            return match self.support(cond).len() {
+                0 => "(a condition too large to print)".to_string(),
+                n => format!("(a condition over {n} atoms, too large to print)"),
+            };
         };
         if products.iter().any(|p| p.is_empty()) || products.is_empty() {
             return "always".into();
