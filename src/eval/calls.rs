@@ -968,6 +968,15 @@ impl Interp<'_, '_> {
                         self.set_field(id, &param.name, g.clone(), pc);
                     }
                 }
+                // A dataclass finishes building itself in `__post_init__` (fields derived from
+                // others, checks); it is part of construction, so it runs whatever it mentions.
+                if let Some((_, hook)) = self.class_attr(class, "__post_init__", loc) {
+                    if let Some(Value::Func(func)) = hook.single() {
+                        self.force = Some(*func);
+                        self.call_function(*func, Some(Value::Obj(id)), Args::default(), pc, loc);
+                        self.force = None;
+                    }
+                }
             }
             None => {}
         }
@@ -1029,10 +1038,25 @@ impl Interp<'_, '_> {
                 .or_else(|| args.positional.get(i).map(|a| a.value.clone()));
             let value = match explicit {
                 Some(v) => v,
-                None => match &param.default {
-                    Some(default) => {
+                None => match param.default.as_deref().map(dataclass_default) {
+                    Some(Some(default)) => {
                         let default = default.clone();
                         self.eval(frame, &default, pc)
+                    }
+                    Some(None) => {
+                        // `field(default_factory=dict)`: a fresh value from the factory.
+                        let factory = field_keyword(param.default.as_deref().unwrap(), "default_factory");
+                        match factory {
+                            Some(factory) => {
+                                let factory = self.eval(frame, &factory.clone(), pc);
+                                self.call(&factory, Args::default(), pc, loc)
+                            }
+                            None => {
+                                let label = format!("{}.{}", self.index.class(class).name, param.name);
+                                let v = self.sym(SymKey::At(loc, label.clone()), label, None);
+                                G::under(pc.clone(), v)
+                            }
+                        }
                     }
                     None => {
                         let label = format!("{}.{}", self.index.class(class).name, param.name);
@@ -1276,6 +1300,31 @@ impl Interp<'_, '_> {
             }
             _ => {}
         }
+    }
+}
+
+/// The default a dataclass field declares: the expression itself, or for
+/// `field(default=x, ...)` the `x`; `None` for a `field(...)` without `default` (a factory, or
+/// no default at all).
+fn dataclass_default(expr: &Expr) -> Option<&Expr> {
+    if !is_field_call(expr) {
+        return Some(expr);
+    }
+    field_keyword(expr, "default")
+}
+
+fn is_field_call(expr: &Expr) -> bool {
+    matches!(expr, Expr::Call(call) if crate::syntax::dotted_name(&call.func)
+        .is_some_and(|n| n == "field" || n.ends_with(".field")))
+}
+
+/// The value of keyword `name` in a `field(...)` call.
+fn field_keyword<'a>(expr: &'a Expr, name: &str) -> Option<&'a Expr> {
+    match expr {
+        Expr::Call(call) if is_field_call(expr) => {
+            call.arguments.keywords.iter().find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name)).map(|k| &k.value)
+        }
+        _ => None,
     }
 }
 

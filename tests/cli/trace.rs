@@ -769,3 +769,15 @@ fn a_config_value_stored_under_the_traced_name_is_the_traced_value() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.renamed.UnrelatedNameMoE"]);
     assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
 }
+
+#[test]
+fn a_dataclass_finishes_itself_in_post_init_with_field_defaults() {
+    // `__post_init__` moves the factor to the output where the top-k does not take it;
+    // `field(default_factory=dict)` is an empty dict, so the early return never runs.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.post_init.PostInitMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "config.fuse_in_topk".into()), ("ONCE".into(), 1, "not config.fuse_in_topk".into())]
+    );
+}
