@@ -59,7 +59,14 @@ impl Interp<'_, '_> {
         let args = self.eval_args(frame, &call.arguments, pc);
         let stored = self.device_store_value(call, &callee, &args);
         self.out_writes.clear();
+        let operator_caller = self.operator_caller(frame, &callee);
+        if let Some(caller) = operator_caller.clone() {
+            self.operator_callers.push((self.stack.len() + 1, caller));
+        }
         let result = self.call(&callee, args, pc, loc);
+        if operator_caller.is_some() {
+            self.operator_callers.pop();
+        }
         self.write_back_arguments(frame, call, pc);
         if let Some((pointer, value)) = stored {
             self.device_store(frame, pointer, value, pc);
@@ -291,6 +298,11 @@ impl Interp<'_, '_> {
             Value::Obj(id) => self.call_object(*id, args, pc, loc),
             Value::External(path) => {
                 let path = path.clone();
+                // `torch.ops.NS.NAME(...)` of an operator the tree registers: its code runs.
+                if let Some(func) = self.custom_op(&path) {
+                    self.force = Some(func);
+                    return self.call_function(func, None, args, pc, loc);
+                }
                 self.call_external(&path, None, args, pc, loc)
             }
             Value::ExternalObj(path) => {

@@ -778,6 +778,9 @@ impl Interp<'_, '_> {
                         }
                     }
                 }
+                if let Some(g) = self.operator_caller_method(*s, attr, pc, loc) {
+                    return g;
+                }
                 // Only tensors have `mul_`, `div`...: the unknown receiver is a tensor there.
                 if SCALING_METHODS.contains(&attr) {
                     return G::under(pc.clone(), Value::Method(Box::new(value.clone()), Rc::from(attr)));

@@ -205,6 +205,10 @@ pub struct Interp<'r, 'a> {
     pub sharing: usize,
     /// Names of the registries already filled (see `registry.rs`).
     pub registries_filled: rustc_hash::FxHashSet<String>,
+    /// Operators registered with PyTorch by the tree, by `NS.NAME` (see `custom_ops.rs`).
+    pub custom_ops: FxHashMap<String, Option<FuncId>>,
+    /// Objects that called an operator of the tree, with the call depth of the operator's body.
+    pub operator_callers: Vec<(usize, Value)>,
     /// Non-zero while applying registering decorators: every call is evaluated.
     pub registering: usize,
     /// Calls skipped as not worth evaluating, by the symbol standing for their result:
@@ -285,6 +289,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             shared: Vec::new(),
             sharing: 0,
             registries_filled: Default::default(),
+            custom_ops: Default::default(),
+            operator_callers: Vec::new(),
             registering: 0,
             deferred: FxHashMap::default(),
             deferred_results: FxHashMap::default(),

@@ -7,6 +7,7 @@
 mod builtins;
 mod calls;
 pub mod cond;
+mod custom_ops;
 mod device;
 mod exprs;
 mod interp;

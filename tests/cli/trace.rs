@@ -781,3 +781,19 @@ fn a_dataclass_finishes_itself_in_post_init_with_field_defaults() {
         [("ONCE".into(), 1, "config.fuse_in_topk".into()), ("ONCE".into(), 1, "not config.fuse_in_topk".into())]
     );
 }
+
+#[test]
+fn an_operator_the_tree_registers_runs_its_code_for_the_layer_that_called_it() {
+    // `torch.ops.fixture.scaled_moe_forward(x, self.layer_name)` runs `_scaled_moe_forward`,
+    // which looks the layer up by name and calls its `forward_impl` (where the factor is
+    // applied); an outside kernel would have hidden that application.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.custom_op.CustomOpMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.scale_output".into()), ("TWICE".into(), 2, "config.scale_output".into())]
+    );
+    // Taking the looked-up layer to be the caller is an assumption, and said so.
+    let unresolved = out.json()["unresolved"].to_string();
+    assert!(unresolved.contains("is the CustomOpMoE that called the operator"), "{unresolved}");
+}

@@ -1,0 +1,191 @@
+//! Operators the tree registers with PyTorch and then calls by name. vLLM runs every MoE layer
+//! as `torch.ops.vllm.moe_forward(...)` after
+//! `direct_register_custom_op(op_name="moe_forward", op_func=_moe_forward)`; others use
+//! `@torch.library.custom_op("ns::name")`. Such a call is code of the tree, not an outside
+//! kernel: treating it as one would pass the data through unchanged and hide whatever the
+//! registered function applies (vLLM's router scales the top-k weights in there). The call
+//! evaluates the registered function instead.
+//!
+//! vLLM hands the calling layer to the operator by name (`self.layer_name`), and the operator
+//! looks it up at run time (`get_forward_context().no_compile_layers[name]`). The lookup is not
+//! something the evaluator can follow, so in the operator's own body a method called on an object
+//! it cannot pin down is taken to be the calling object's method, when that object has it; the
+//! trace says so among what it could not resolve.
+//!
+//! Registrations are found by text (a string literal naming the operator), then by syntax: a
+//! call with that literal and a function of the tree (`op_func=`, `func=`, or the first function
+//! among the positional arguments), or a decorator call with that literal above a `def`. Fake
+//! (meta) implementations are not the operator. An operator registered to two different
+//! functions is left an outside call: which one runs is not known.
+
+use ruff_python_ast::visitor::{self, Visitor};
+use std::rc::Rc;
+
+use ruff_python_ast::{self as ast, Expr};
+
+use super::cond::Cond;
+use super::interp::{Frame, Interp, ObjKind};
+use super::value::*;
+use crate::index::{FileId, FuncId};
+use crate::resolve::{Ctx, Def};
+
+/// Keyword arguments that name the operator's implementation.
+const IMPLEMENTATION_KEYWORDS: [&str; 4] = ["op_func", "func", "fn", "impl_func"];
+
+impl Interp<'_, '_> {
+    /// The function of the tree registered as the operator `path` (`torch.ops.NS.NAME`, or
+    /// `torch.ops.NS.NAME.default`), when there is exactly one.
+    pub fn custom_op(&mut self, path: &str) -> Option<FuncId> {
+        let rest = path.strip_prefix("torch.ops.")?;
+        let rest = rest.strip_suffix(".default").unwrap_or(rest);
+        let (namespace, name) = rest.split_once('.')?;
+        if name.contains('.') {
+            return None;
+        }
+        if let Some(known) = self.custom_ops.get(rest) {
+            return *known;
+        }
+        let found = self.find_custom_op(namespace, name);
+        self.custom_ops.insert(rest.to_string(), found);
+        found
+    }
+
+    /// The object (`self` of the calling frame) that hands itself over to a call of an
+    /// operator of the tree.
+    pub fn operator_caller(&mut self, frame: &Frame, callee: &G) -> Option<Value> {
+        let paths: Vec<Rc<str>> = callee
+            .iter()
+            .filter_map(|(_, v)| match v {
+                Value::External(path) => Some(path.clone()),
+                _ => None,
+            })
+            .collect();
+        if !paths.iter().any(|path| self.custom_op(path).is_some()) {
+            return None;
+        }
+        match frame.locals.get("self")?.single()? {
+            caller @ Value::Obj(_) => Some(caller.clone()),
+            _ => None,
+        }
+    }
+
+    /// `attr` of an object the operator's own body cannot pin down (`sym`), as the calling
+    /// object's method (see the module documentation).
+    pub fn operator_caller_method(&mut self, sym: SymId, attr: &str, pc: &Cond, loc: Loc) -> Option<G> {
+        let (depth, caller) = self.operator_callers.last()?.clone();
+        if self.stack.len() != depth {
+            return None;
+        }
+        let Value::Obj(id) = caller else { return None };
+        let ObjKind::Instance(class) = self.heap[id as usize].kind else { return None };
+        let (_, g) = self.class_attr(class, attr, loc)?;
+        let g = self.map(&g, |this, v| this.bind_class_attr(v, caller.clone(), false));
+        if !g.iter().all(|(_, v)| matches!(v, Value::Bound(..))) {
+            return None;
+        }
+        let what = format!(
+            "assumed: `{}` is the {} that called the operator, handed over by name",
+            self.syms[sym as usize].label(),
+            self.index.class(class).name
+        );
+        self.blocker(loc, what, pc);
+        Some(g.restrict(&self.conds, pc))
+    }
+
+    fn find_custom_op(&self, namespace: &str, name: &str) -> Option<FuncId> {
+        let qualified = format!("{namespace}::{name}");
+        let needles = [format!("\"{name}\""), format!("'{name}'"), format!("{qualified}\""), format!("{qualified}'")];
+        let mut found: Vec<FuncId> = Vec::new();
+        for (file, entry) in self.index.files.iter_enumerated() {
+            if !needles.iter().any(|n| entry.text.contains(n.as_str())) {
+                continue;
+            }
+            let mut finder = RegistrationFinder { name, qualified: &qualified, calls: Vec::new(), decorated: Vec::new() };
+            finder.visit_body(&entry.ast().body);
+            for implementation in &finder.calls {
+                found.extend(self.function_named_by(file, implementation));
+            }
+            for def_range in &finder.decorated {
+                let functions = &self.index.file(file).facts.functions;
+                if let Some(local) = functions.iter().position(|f| f.range == *def_range) {
+                    found.push(FuncId { file, local: local as u32 });
+                }
+            }
+        }
+        found.sort();
+        found.dedup();
+        match found.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
+    fn function_named_by(&self, file: FileId, expr: &Expr) -> Option<FuncId> {
+        self.resolver.resolve(&Ctx::module(file), expr).iter().find_map(|f| match f.def {
+            Def::Function(func) => Some(func),
+            _ => None,
+        })
+    }
+}
+
+/// Finds registrations of one operator in a module.
+struct RegistrationFinder<'a> {
+    name: &'a str,
+    qualified: &'a str,
+    /// The implementation argument of each registering call.
+    calls: Vec<Expr>,
+    /// The ranges of `def`s decorated as the operator.
+    decorated: Vec<crate::syntax::Span>,
+}
+
+impl RegistrationFinder<'_> {
+    fn names_operator(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::StringLiteral(s) => {
+                let text = s.value.to_str();
+                text == self.name || text == self.qualified
+            }
+            _ => false,
+        }
+    }
+
+    fn registers(&self, call: &ast::ExprCall) -> bool {
+        call.arguments.args.iter().any(|a| self.names_operator(a))
+            || call.arguments.keywords.iter().any(|k| self.names_operator(&k.value))
+    }
+}
+
+/// Whether a callee registers a fake (meta) implementation rather than the operator.
+fn is_fake_registration(call: &ast::ExprCall) -> bool {
+    crate::syntax::dotted_name(&call.func).is_some_and(|n| n.contains("fake") || n.contains("abstract"))
+}
+
+impl<'a> Visitor<'a> for RegistrationFinder<'_> {
+    fn visit_stmt(&mut self, stmt: &'a ast::Stmt) {
+        if let ast::Stmt::FunctionDef(def) = stmt {
+            let registered = def.decorator_list.iter().any(|d| {
+                matches!(&d.expression, Expr::Call(call) if self.registers(call) && !is_fake_registration(call))
+            });
+            if registered {
+                self.decorated.push(crate::syntax::Span::from(def.range));
+            }
+        }
+        visitor::walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr {
+            if self.registers(call) && !is_fake_registration(call) {
+                let by_keyword = call.arguments.keywords.iter().find_map(|k| {
+                    k.arg.as_ref().filter(|a| IMPLEMENTATION_KEYWORDS.contains(&a.as_str())).map(|_| k.value.clone())
+                });
+                let by_position =
+                    || call.arguments.args.iter().find(|a| matches!(a, Expr::Name(_) | Expr::Attribute(_))).cloned();
+                if let Some(implementation) = by_keyword.or_else(by_position) {
+                    self.calls.push(implementation);
+                }
+            }
+        }
+        visitor::walk_expr(self, expr);
+    }
+}
