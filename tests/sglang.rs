@@ -262,6 +262,10 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
             "_oot_dispatch_key()=None",
             "--assume",
             "get_fused_op_backend()=None",
+            // Paged experts (a server option) wrap the runner once more: followed when not
+            // assumed away, they take the trace past its step bound.
+            "--assume",
+            "get_exec().moe.enable_paged_experts=false",
         ],
     );
     // It evaluates to the end: no step or decision-diagram bound stopped it.
@@ -321,6 +325,7 @@ fn sglang_trace_of_nemotron_h_moe_on_cuda() {
         "_is_musa=false",
         "_oot_dispatch_key()=None",
         "get_fused_op_backend()=None",
+        "get_exec().moe.enable_paged_experts=false",
     ] {
         args.extend(["--assume", assume]);
     }

@@ -12,6 +12,7 @@ mod device;
 mod exprs;
 mod interp;
 pub mod kernels;
+mod loading;
 mod ops;
 mod registry;
 mod relevance;

@@ -49,6 +49,11 @@ impl Interp<'_, '_> {
         if self.stack.is_empty() || self.registering > 0 || self.force.take() == Some(func) {
             return true;
         }
+        // In the loader's phase what matters is what a call writes into the modules and their
+        // methods: a call handed one of them is evaluated (see `loading.rs`).
+        if self.loading > 0 && (receiver.is_some_and(|r| self.is_instance(r)) || args.all_values().any(|g| g.iter().any(|(_, v)| self.is_instance(v)))) {
+            return true;
+        }
         // A `__getattr__` says what an attribute is (the wrapped object's method, a flag).
         if self.index.function(func).name.as_str() == "__getattr__" {
             return true;
@@ -154,6 +159,10 @@ impl Interp<'_, '_> {
             }
         }
         false
+    }
+
+    fn is_instance(&self, value: &Value) -> bool {
+        matches!(value, Value::Obj(id) if matches!(self.heap[*id as usize].kind, ObjKind::Instance(_)))
     }
 
     /// Whether a value carries the traced value or data scaled by it, or reaches one.

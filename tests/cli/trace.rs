@@ -797,3 +797,15 @@ fn an_operator_the_tree_registers_runs_its_code_for_the_layer_that_called_it() {
     let unresolved = out.json()["unresolved"].to_string();
     assert!(unresolved.contains("is the CustomOpMoE that called the operator"), "{unresolved}");
 }
+
+#[test]
+fn state_set_by_the_loaders_phase_is_there_when_the_layer_runs() {
+    // `quant_method.process_weights_after_loading(layer)` picks the kernel (`self.kernel`,
+    // asserted on the forward path) and marks the layer ready; `__init__` sets neither.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.after_loading.LoadedKernelMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.fold_factor".into()), ("TWICE".into(), 2, "config.fold_factor".into())]
+    );
+}
