@@ -1333,9 +1333,12 @@ fn is_field_call(expr: &Expr) -> bool {
 /// The value of keyword `name` in a `field(...)` call.
 fn field_keyword<'a>(expr: &'a Expr, name: &str) -> Option<&'a Expr> {
     match expr {
-        Expr::Call(call) if is_field_call(expr) => {
-            call.arguments.keywords.iter().find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name)).map(|k| &k.value)
-        }
+        Expr::Call(call) if is_field_call(expr) => call
+            .arguments
+            .keywords
+            .iter()
+            .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name))
+            .map(|k| &k.value),
         _ => None,
     }
 }

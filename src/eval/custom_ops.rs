@@ -100,7 +100,8 @@ impl Interp<'_, '_> {
             if !needles.iter().any(|n| entry.text.contains(n.as_str())) {
                 continue;
             }
-            let mut finder = RegistrationFinder { name, qualified: &qualified, calls: Vec::new(), decorated: Vec::new() };
+            let mut finder =
+                RegistrationFinder { name, qualified: &qualified, calls: Vec::new(), decorated: Vec::new() };
             finder.visit_body(&entry.ast().body);
             for implementation in &finder.calls {
                 found.extend(self.function_named_by(file, implementation));
@@ -163,9 +164,9 @@ fn is_fake_registration(call: &ast::ExprCall) -> bool {
 impl<'a> Visitor<'a> for RegistrationFinder<'_> {
     fn visit_stmt(&mut self, stmt: &'a ast::Stmt) {
         if let ast::Stmt::FunctionDef(def) = stmt {
-            let registered = def.decorator_list.iter().any(|d| {
-                matches!(&d.expression, Expr::Call(call) if self.registers(call) && !is_fake_registration(call))
-            });
+            let registered = def.decorator_list.iter().any(
+                |d| matches!(&d.expression, Expr::Call(call) if self.registers(call) && !is_fake_registration(call)),
+            );
             if registered {
                 self.decorated.push(crate::syntax::Span::from(def.range));
             }
@@ -174,16 +175,17 @@ impl<'a> Visitor<'a> for RegistrationFinder<'_> {
     }
 
     fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Call(call) = expr {
-            if self.registers(call) && !is_fake_registration(call) {
-                let by_keyword = call.arguments.keywords.iter().find_map(|k| {
-                    k.arg.as_ref().filter(|a| IMPLEMENTATION_KEYWORDS.contains(&a.as_str())).map(|_| k.value.clone())
-                });
-                let by_position =
-                    || call.arguments.args.iter().find(|a| matches!(a, Expr::Name(_) | Expr::Attribute(_))).cloned();
-                if let Some(implementation) = by_keyword.or_else(by_position) {
-                    self.calls.push(implementation);
-                }
+        if let Expr::Call(call) = expr
+            && self.registers(call)
+            && !is_fake_registration(call)
+        {
+            let by_keyword = call.arguments.keywords.iter().find_map(|k| {
+                k.arg.as_ref().filter(|a| IMPLEMENTATION_KEYWORDS.contains(&a.as_str())).map(|_| k.value.clone())
+            });
+            let by_position =
+                || call.arguments.args.iter().find(|a| matches!(a, Expr::Name(_) | Expr::Attribute(_))).cloned();
+            if let Some(implementation) = by_keyword.or_else(by_position) {
+                self.calls.push(implementation);
             }
         }
         visitor::walk_expr(self, expr);

@@ -925,6 +925,11 @@ impl Interp<'_, '_> {
                 return self.object_attr(id, attr, pc, loc);
             }
             None => {
+                // `nn.Module.register_parameter(name, p)` and the like set an attribute.
+                if unknown_base.is_none() && self.is_registration_method(class, attr) {
+                    out.push(&self.conds, rest, Value::Method(Box::new(Value::Obj(id)), Rc::from(attr)));
+                    return out;
+                }
                 // A wrapper that delegates what it does not define (`__getattr__`).
                 if unknown_base.is_none() && !attr.starts_with("__") {
                     if let Some(getter) = self.dunder_getattr(class, loc) {
@@ -969,7 +974,9 @@ impl Interp<'_, '_> {
                             // before setting it).
                             self.raise_under(&rest, loc);
                             return out;
-                        } else if mro.external.is_empty() {
+                        } else if mro.external.is_empty()
+                            || (field.is_none() && self.unset_module_attribute(id, class, attr))
+                        {
                             Value::unknown(format!("`{label}` is never set"))
                         } else {
                             // An attribute of an outside base class (`self.training`).

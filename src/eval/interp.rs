@@ -213,6 +213,8 @@ pub struct Interp<'r, 'a> {
     pub registering: usize,
     /// Non-zero while running the loader's phase (`loading.rs`): every call is evaluated.
     pub loading: usize,
+    /// Modules the loader's phase went through (see `modules.rs`: what no code set on them is absent).
+    pub loaded: FxHashSet<HeapId>,
     /// Calls skipped as not worth evaluating, by the symbol standing for their result:
     /// `(function, receiver, arguments, base)`, evaluated if the result is called.
     pub deferred: FxHashMap<SymId, Rc<super::calls::Skipped>>,
@@ -295,6 +297,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             operator_callers: Vec::new(),
             registering: 0,
             loading: 0,
+            loaded: FxHashSet::default(),
             deferred: FxHashMap::default(),
             deferred_results: FxHashMap::default(),
             calling_deferred: Default::default(),

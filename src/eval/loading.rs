@@ -16,28 +16,49 @@ use super::value::*;
 /// The quantization method's hook the loaders call.
 const HOOK: &str = "process_weights_after_loading";
 
+/// A module whose quantization method has more alternatives than this (an unknown
+/// quantization config: one per method of the tree) is not loaded: its hook would run once per
+/// method, and what the forward path reads from it stays unknown instead.
+const MAX_LOADED_METHODS: usize = 4;
+
 impl Interp<'_, '_> {
     /// Runs the loader's hook for every module among the objects `built` (heap ids) that holds a
-    /// quantization method of the tree defining it.
+    /// quantization method of the tree defining it. Modules whose constructor was skipped are
+    /// not built for this (building every layer is what bounds the evaluation): what the forward
+    /// path reads from them stays unknown.
     pub fn after_loading(&mut self, built: std::ops::Range<HeapId>, loc: Loc) {
         for module in built {
-            if !matches!(self.heap[module as usize].kind, ObjKind::Instance(_)) {
-                continue;
+            if !self.unbuilt.contains_key(&module) {
+                self.load_module(module, loc);
             }
-            let Some(methods) = self.heap[module as usize].fields.get("quant_method").cloned() else { continue };
-            for (cond, method) in methods.0 {
-                let Value::Obj(method_id) = method else { continue };
-                let ObjKind::Instance(class) = self.heap[method_id as usize].kind else { continue };
-                let Some((_, hook)) = self.class_attr(class, HOOK, loc) else { continue };
-                let bound = self.map(&hook, |this, v| this.bind_class_attr(v, Value::Obj(method_id), false));
-                let args = Args {
-                    positional: vec![Arg { value: G::under(Cond::TRUE, Value::Obj(module)), loc: None }],
-                    ..Args::default()
-                };
-                self.loading += 1;
-                self.call(&bound, args, &cond, loc);
-                self.loading -= 1;
-            }
+        }
+    }
+
+    /// The loader's hook for one module, when its quantization method is known well enough.
+    fn load_module(&mut self, module: HeapId, loc: Loc) {
+        if !matches!(self.heap[module as usize].kind, ObjKind::Instance(_)) || self.loaded.contains(&module) {
+            return;
+        }
+        let Some(methods) = self.heap[module as usize].fields.get("quant_method").cloned() else {
+            self.loaded.insert(module);
+            return;
+        };
+        if methods.0.len() > MAX_LOADED_METHODS {
+            return;
+        }
+        self.loaded.insert(module);
+        for (cond, method) in methods.0 {
+            let Value::Obj(method_id) = method else { continue };
+            let ObjKind::Instance(class) = self.heap[method_id as usize].kind else { continue };
+            let Some((_, hook)) = self.class_attr(class, HOOK, loc) else { continue };
+            let bound = self.map(&hook, |this, v| this.bind_class_attr(v, Value::Obj(method_id), false));
+            let args = Args {
+                positional: vec![Arg { value: G::under(Cond::TRUE, Value::Obj(module)), loc: None }],
+                ..Args::default()
+            };
+            self.loading += 1;
+            self.call(&bound, args, &cond, loc);
+            self.loading -= 1;
         }
     }
 }

@@ -13,6 +13,7 @@ mod exprs;
 mod interp;
 pub mod kernels;
 mod loading;
+mod modules;
 mod ops;
 mod registry;
 mod relevance;

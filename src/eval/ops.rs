@@ -475,6 +475,9 @@ impl Interp<'_, '_> {
         }
         let kind = self.read_object(id).kind.clone();
         match (kind, name) {
+            (ObjKind::Instance(_), name) if super::modules::REGISTRATION_METHODS.contains(&name) => {
+                self.register_on_module(id, &args, &relative)
+            }
             (ObjKind::List(mut items), "append") => {
                 if let Some(arg) = args.positional.first() {
                     items.push(arg.value.restrict(&self.conds, pc));

@@ -9,7 +9,8 @@
 //!   does — that covers flags such as `should_fuse_routed_scaling_factor_in_topk` and reads of
 //!   `config.routed_scaling_factor`;
 //! - it is a factory (returns classes or functions), since structure decides what runs later;
-//! - it is a one-line predicate (`return self == Backend.DEEPEP`): cheaper to evaluate than to
+//! - it is a one-line predicate (`return self == Backend.DEEPEP`, `return getattr(layer, "flag",
+//!   False)`): cheaper to evaluate than to
 //!   name, and evaluated, its answer is an equality on the value it tests, which excludes the
 //!   other predicates on that value (one backend at a time);
 //! - it is a classifier: every `return` gives a string or number literal, or `None`
@@ -51,7 +52,10 @@ impl Interp<'_, '_> {
         }
         // In the loader's phase what matters is what a call writes into the modules and their
         // methods: a call handed one of them is evaluated (see `loading.rs`).
-        if self.loading > 0 && (receiver.is_some_and(|r| self.is_instance(r)) || args.all_values().any(|g| g.iter().any(|(_, v)| self.is_instance(v)))) {
+        if self.loading > 0
+            && (receiver.is_some_and(|r| self.is_instance(r))
+                || args.all_values().any(|g| g.iter().any(|(_, v)| self.is_instance(v))))
+        {
             return true;
         }
         // A `__getattr__` says what an attribute is (the wrapped object's method, a flag).
@@ -358,11 +362,19 @@ fn is_simple_predicate(body: &[Stmt]) -> bool {
         [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
         _ => body,
     };
+    // `return getattr(layer, "use_intel_amx_backend", False)`: a fact of an object, read.
+    let reads_a_fact = |v: &Expr| match v {
+        Expr::Call(call) => {
+            matches!(&*call.func, Expr::Name(n) if matches!(n.id.as_str(), "getattr" | "hasattr" | "isinstance"))
+                && call.arguments.keywords.is_empty()
+                && call.arguments.args.iter().all(simple)
+        }
+        _ => false,
+    };
     match body {
-        [Stmt::Return(ret)] => ret
-            .value
-            .as_deref()
-            .is_some_and(|v| matches!(v, Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_)) && simple(v)),
+        [Stmt::Return(ret)] => ret.value.as_deref().is_some_and(|v| {
+            (matches!(v, Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_)) && simple(v)) || reads_a_fact(v)
+        }),
         _ => false,
     }
 }

@@ -809,3 +809,16 @@ fn state_set_by_the_loaders_phase_is_there_when_the_layer_runs() {
         [("ONCE".into(), 1, "not config.fold_factor".into()), ("TWICE".into(), 2, "config.fold_factor".into())]
     );
 }
+
+#[test]
+fn what_nn_module_provides_and_what_it_does_not() {
+    // `layer.register_parameter("output_scale", ...)` sets the attribute the experts read; the
+    // CPU flag is set by no code that ran (the loader hook sets it only on CPU), so
+    // `getattr(layer, "use_cpu_backend", False)` is False, not a configuration: on the module
+    // (which `nn.Module` does not give it) and on its method (read by a one-line helper that
+    // is evaluated, not named).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.module_attrs.CpuFlagMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]));
+}

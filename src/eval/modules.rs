@@ -1,0 +1,122 @@
+//! What `torch.nn.Module`, the outside base of nearly every class on a forward path, provides.
+//!
+//! - `register_parameter(name, p)`, `register_buffer(name, t)`, `add_module(name, m)`,
+//!   `register_module(name, m)` set the attribute `name`, as `setattr` would (weights created by
+//!   a quantization method: `layer.register_parameter("w13_weight", w13_weight)`).
+//! - An attribute that the tree never set on a module the loader's phase went through (not in
+//!   `__init__`, not in the loader's hook, not on the forward path so far) and that `nn.Module`
+//!   does not have is not set:
+//!   `getattr(layer, "use_intel_amx_backend", False)` is `False` on a layer no loader hook marked,
+//!   rather than a configuration of its own. This holds only for classes whose outside bases are
+//!   `nn.Module` alone; an attribute of any other outside base stays unknown.
+
+use super::calls::Args;
+use super::cond::Cond;
+use super::interp::Interp;
+use super::value::*;
+use crate::index::ClassId;
+
+/// The methods that set an attribute by name.
+pub const REGISTRATION_METHODS: [&str; 4] = ["register_parameter", "register_buffer", "add_module", "register_module"];
+
+/// Attributes and methods of `torch.nn.Module` itself (torch 2.x).
+const MODULE_ATTRIBUTES: &[&str] = &[
+    "training",
+    "dump_patches",
+    "call_super_init",
+    "T_destination",
+    "forward",
+    "register_buffer",
+    "register_parameter",
+    "add_module",
+    "register_module",
+    "get_submodule",
+    "set_submodule",
+    "get_parameter",
+    "get_buffer",
+    "get_extra_state",
+    "set_extra_state",
+    "apply",
+    "cuda",
+    "ipu",
+    "xpu",
+    "mtia",
+    "cpu",
+    "type",
+    "float",
+    "double",
+    "half",
+    "bfloat16",
+    "to_empty",
+    "to",
+    "register_full_backward_pre_hook",
+    "register_backward_hook",
+    "register_full_backward_hook",
+    "register_forward_pre_hook",
+    "register_forward_hook",
+    "state_dict",
+    "load_state_dict",
+    "register_state_dict_pre_hook",
+    "register_state_dict_post_hook",
+    "register_load_state_dict_pre_hook",
+    "register_load_state_dict_post_hook",
+    "parameters",
+    "named_parameters",
+    "buffers",
+    "named_buffers",
+    "children",
+    "named_children",
+    "modules",
+    "named_modules",
+    "train",
+    "eval",
+    "requires_grad_",
+    "zero_grad",
+    "share_memory",
+    "extra_repr",
+    "compile",
+];
+
+/// Whether a dotted path names `torch.nn.Module`.
+fn is_module_base(path: &str) -> bool {
+    matches!(path, "torch.nn.Module" | "torch.nn.modules.module.Module" | "nn.Module")
+}
+
+impl Interp<'_, '_> {
+    /// Whether `attr` is known not to be set on the instance `id` of `class` that the tree never
+    /// set it on: the loader's phase went through it, and the class's only outside base is
+    /// `nn.Module`, which does not have it either.
+    pub fn unset_module_attribute(&self, id: HeapId, class: ClassId, attr: &str) -> bool {
+        if !self.loaded.contains(&id) || attr.starts_with('_') || MODULE_ATTRIBUTES.contains(&attr) {
+            return false;
+        }
+        let mro = self.resolver.mro(class);
+        !mro.external.is_empty() && mro.problems.is_empty() && mro.external.iter().all(|e| is_module_base(e))
+    }
+
+    /// Whether `attr` of an instance of `class` is one of `nn.Module`'s registration methods
+    /// (and the tree does not define its own).
+    pub fn is_registration_method(&self, class: ClassId, attr: &str) -> bool {
+        REGISTRATION_METHODS.contains(&attr) && {
+            let mro = self.resolver.mro(class);
+            mro.external.iter().any(|e| is_module_base(e))
+        }
+    }
+
+    /// `module.register_parameter(name, value)` and the like: the attribute `name` is set.
+    pub fn register_on_module(&mut self, id: HeapId, args: &Args, pc: &Cond) -> G {
+        let by_position = |i: usize| args.positional.get(i).map(|a| a.value.clone());
+        let by_keyword = |names: &[&str]| {
+            args.keywords.iter().find(|(k, _)| names.contains(&k.as_str())).map(|(_, a)| a.value.clone())
+        };
+        let name = by_position(0).or_else(|| by_keyword(&["name"]));
+        let value = by_position(1).or_else(|| by_keyword(&["param", "tensor", "module"]));
+        if let (Some(name), Some(value)) = (name, value)
+            && let Some(Value::Const(crate::syntax::Constant::Str(name))) = name.single()
+        {
+            let name = ruff_python_ast::name::Name::new(name.as_str());
+            self.set_field(id, &name, value.restrict(&self.conds, pc), pc);
+        }
+        G::under(*pc, Value::none())
+    }
+}
