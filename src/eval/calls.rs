@@ -301,7 +301,9 @@ impl Interp<'_, '_> {
                 // `torch.ops.NS.NAME(...)` of an operator the tree registers: its code runs.
                 if let Some(func) = self.custom_op(&path) {
                     self.force = Some(func);
-                    return self.call_function(func, None, args, pc, loc);
+                    let result = self.call_function(func, None, args, pc, loc);
+                    self.force = None;
+                    return result;
                 }
                 self.call_external(&path, None, args, pc, loc)
             }
@@ -1050,27 +1052,20 @@ impl Interp<'_, '_> {
                 .or_else(|| args.positional.get(i).map(|a| a.value.clone()));
             let value = match explicit {
                 Some(v) => v,
-                None => match param.default.as_deref().map(dataclass_default) {
-                    Some(Some(default)) => {
+                None => match (
+                    param.default.as_deref().and_then(dataclass_default),
+                    param.default.as_deref().and_then(|d| field_keyword(d, "default_factory")),
+                ) {
+                    (Some(default), _) => {
                         let default = default.clone();
                         self.eval(frame, &default, pc)
                     }
-                    Some(None) => {
-                        // `field(default_factory=dict)`: a fresh value from the factory.
-                        let factory = field_keyword(param.default.as_deref().unwrap(), "default_factory");
-                        match factory {
-                            Some(factory) => {
-                                let factory = self.eval(frame, &factory.clone(), pc);
-                                self.call(&factory, Args::default(), pc, loc)
-                            }
-                            None => {
-                                let label = format!("{}.{}", self.index.class(class).name, param.name);
-                                let v = self.sym(SymKey::At(loc, label.clone()), label, None);
-                                G::under(pc.clone(), v)
-                            }
-                        }
+                    // `field(default_factory=dict)`: a fresh value from the factory.
+                    (None, Some(factory)) => {
+                        let factory = self.eval(frame, &factory.clone(), pc);
+                        self.call(&factory, Args::default(), pc, loc)
                     }
-                    None => {
+                    (None, None) => {
                         let label = format!("{}.{}", self.index.class(class).name, param.name);
                         let v = self.sym(SymKey::At(loc, label.clone()), label, None);
                         G::under(pc.clone(), v)

@@ -5,8 +5,9 @@
 //! `None` when the layer runs), whether a linear layer takes the CPU AMX path (SGLang's
 //! `use_intel_amx_backend`, read with `getattr(layer, ..., False)`). The evaluator makes the same
 //! calls, for the modules the entry's construction built, in the order they were built, before
-//! the entry method. Everything these calls reach is evaluated, as for registering decorators:
+//! the entry method. Within them, every call handed a module or a method object is evaluated:
 //! what matters is what they write into the modules, not whether they mention the value.
+//! Rewrites of plain weight data (repacking, shuffling) are not applied: they change no scale.
 
 use super::calls::{Arg, Args};
 use super::cond::Cond;

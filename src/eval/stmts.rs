@@ -280,9 +280,6 @@ fn handlers_matter(handlers: &[ast::ExceptHandler]) -> bool {
 }
 
 impl Interp<'_, '_> {
-    /// `name = value`: a fresh floating-point allocation makes `name` an output buffer; another
-    /// local's tensor (`out = hidden_states`, or one arm of a conditional) makes the two share it
-    /// (and keeps `name` a buffer where it was one: the tensor is written either way).
     /// `self.routed_scaling_factor = config.other_key`: see `Interp::named_origin`.
     fn named_attribute_origin(&mut self, frame: &Frame, targets: &[Expr], value_expr: &Expr, value: G) -> G {
         let named = targets.iter().any(|t| matches!(t, Expr::Attribute(a) if a.attr.as_str() == self.traced.name));
@@ -293,6 +290,10 @@ impl Interp<'_, '_> {
         self.named_origin(value, loc)
     }
 
+    /// `name = value`: a fresh floating-point allocation makes `name` an output buffer; another
+    /// local's tensor (`out = hidden_states`, or one arm of a conditional) makes the two share it
+    /// (and keeps `name` a buffer where it was one: the tensor is written either way). A local of
+    /// the traced name may be where it comes from (`Interp::named_origin`).
     fn assign_name(&mut self, frame: &mut Frame, name: &Name, value: &Expr, pc: &Cond) {
         let mut sources = Vec::new();
         let mut result = self.eval_with_sources(frame, value, pc, &mut sources);
