@@ -53,14 +53,15 @@ impl Interp<'_, '_> {
     /// The object (`self` of the calling frame) that hands itself over to a call of an
     /// operator of the tree.
     pub fn operator_caller(&mut self, frame: &Frame, callee: &G) -> Option<Value> {
-        let paths: Vec<Rc<str>> = callee
+        // Every call of the evaluation passes here: only `torch.ops.*` callees are looked up.
+        let operators: Vec<Rc<str>> = callee
             .iter()
             .filter_map(|(_, v)| match v {
-                Value::External(path) => Some(path.clone()),
+                Value::External(path) if path.starts_with("torch.ops.") => Some(path.clone()),
                 _ => None,
             })
             .collect();
-        if !paths.iter().any(|path| self.custom_op(path).is_some()) {
+        if !operators.iter().any(|path| self.custom_op(path).is_some()) {
             return None;
         }
         match frame.locals.get("self")?.single()? {

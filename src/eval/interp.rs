@@ -535,9 +535,6 @@ impl<'r, 'a> Interp<'r, 'a> {
 
     /// `obj.name = value` under `pc`.
     pub fn set_field(&mut self, id: HeapId, name: &Name, value: G, pc: &Cond) {
-        if self.loading > 0 && self.reloads_plain_data(id, name, &value) {
-            return;
-        }
         let pc = &self.gate(id, pc);
         let value = value.restrict(&self.conds, pc);
         self.touch(id);
@@ -549,15 +546,6 @@ impl<'r, 'a> Interp<'r, 'a> {
             self.bound(Some(created), format!("attribute `{name}` took more alternatives than kept"));
         }
         self.heap[id as usize].fields.insert(name.clone(), new);
-    }
-
-    /// Whether a write of the loader's phase only replaces plain data by plain data (weights
-    /// repacked, shuffled, padded): it changes no scale, and keeping the weights as built keeps
-    /// the alternatives of every kernel's arguments as they were.
-    fn reloads_plain_data(&self, id: HeapId, name: &Name, value: &G) -> bool {
-        let plain = |v: &Value| matches!(v, Value::Num(n) if !n.carries_traced());
-        let Some(old) = self.heap[id as usize].fields.get(name) else { return false };
-        !old.is_empty() && old.iter().all(|(_, v)| plain(v)) && value.iter().all(|(_, v)| plain(v))
     }
 
     /// Display name of an object for symbols read from it (`FusedMoE.quant_method`).

@@ -7,7 +7,6 @@
 //! calls, for the modules the entry's construction built, in the order they were built, before
 //! the entry method. Within them, every call handed a module or a method object is evaluated:
 //! what matters is what they write into the modules, not whether they mention the value.
-//! Rewrites of plain weight data (repacking, shuffling) are not applied: they change no scale.
 
 use super::calls::{Arg, Args};
 use super::cond::Cond;
