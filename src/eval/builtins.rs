@@ -10,6 +10,20 @@ use super::value::*;
 use crate::syntax::Constant;
 
 impl Interp<'_, '_> {
+    /// `value.attr` as `getattr(value, attr, default)` and `hasattr` see it: where reading it
+    /// raises (an attribute set only in other configurations), it is absent — an unknown
+    /// "no attribute" alternative — rather than a configuration that stops.
+    fn absent_or_attr(&mut self, value: &G, attr: &str, pc: &Cond, loc: Loc) -> G {
+        self.raises_muted += 1;
+        let mut got = self.getattr_g(value, attr, pc, loc);
+        self.raises_muted -= 1;
+        let missing = pc.and(&got.coverage(&self.conds).not());
+        if self.conds.feasible(&missing) {
+            got.push(&self.conds, missing, Value::unknown(format!("no attribute `{attr}`")));
+        }
+        got
+    }
+
     pub fn call_builtin(&mut self, name: &str, args: Args, pc: &Cond, loc: Loc) -> G {
         let arg = |i: usize| args.positional.get(i).map(|a| a.value.clone());
         match name {
@@ -50,7 +64,7 @@ impl Interp<'_, '_> {
                     let c = ac.and(pc);
                     match &av {
                         Value::Const(Constant::Str(attr)) => {
-                            let got = self.getattr_g(&value, attr, &c, loc);
+                            let got = self.absent_or_attr(&value, attr, &c, loc);
                             for (gc, gv) in got.0 {
                                 let missing = matches!(&gv, Value::Unknown(r) if r.contains("no attribute") || r.contains("never set"));
                                 match (&default, missing) {
@@ -82,7 +96,7 @@ impl Interp<'_, '_> {
                         holds = holds.or(&base_cond.and(&t));
                         continue;
                     }
-                    let got = self.getattr(&base, &attr, &base_cond, loc);
+                    let got = self.absent_or_attr(&G::under(base_cond, base), &attr, &base_cond, loc);
                     for (c, v) in got.0 {
                         let t = match &v {
                             Value::Unknown(r) if r.contains("no attribute") || r.contains("never set") => {

@@ -33,8 +33,11 @@ pub type Skipped = (FuncId, Option<Value>, Args, Cond);
 #[derive(Clone, Debug, Default)]
 pub struct Args {
     pub positional: Vec<Arg>,
-    /// A `*expr` whose items are not known: the positionals after it are not known either.
+    /// A `*expr` whose items are not known: the positionals after it are not known either
+    /// (unless `bind_params` can place them).
     pub unknown_star: bool,
+    /// Where such stars were: the index in `positional` of the argument after each.
+    pub stars_at: Vec<usize>,
     pub keywords: Vec<(Name, Arg)>,
     /// `**expr` values (dict objects, or unknown).
     pub splats: Vec<G>,
@@ -216,7 +219,10 @@ impl Interp<'_, '_> {
                         let ObjKind::List(items) = self.read_object(*id).kind.clone() else { unreachable!() };
                         args.positional.extend(items.into_iter().map(|g| Arg { value: g, loc }));
                     }
-                    _ => args.unknown_star = true,
+                    _ => {
+                        args.unknown_star = true;
+                        args.stars_at.push(args.positional.len());
+                    }
                 }
                 continue;
             }
@@ -324,8 +330,10 @@ impl Interp<'_, '_> {
                     positional: partial.args.iter().map(|g| Arg { value: g.clone(), loc: None }).collect(),
                     ..Args::default()
                 };
+                let shift = merged.positional.len();
                 merged.positional.extend(args.positional);
                 merged.unknown_star = args.unknown_star;
+                merged.stars_at = args.stars_at.iter().map(|i| i + shift).collect();
                 merged.keywords =
                     partial.kwargs.iter().map(|(n, g)| (n.clone(), Arg { value: g.clone(), loc: None })).collect();
                 merged.keywords.extend(args.keywords);
@@ -692,6 +700,18 @@ impl Interp<'_, '_> {
         g
     }
 
+    /// Runs the skipped constructor of the object `id` now; on the forward path, the loader's
+    /// hook too, for it and what it builds.
+    pub fn build_skipped(&mut self, id: HeapId, loc: Loc) {
+        let Some(skipped) = self.unbuilt.remove(&id) else { return };
+        let first = self.heap.len() as HeapId;
+        self.evaluate_skipped(&skipped, loc);
+        if self.loaded_phase_done {
+            self.after_loading(first..self.heap.len() as HeapId, loc);
+            self.after_loading(id..id + 1, loc);
+        }
+    }
+
     /// Evaluates a call skipped earlier, as it would have run then: under the condition it
     /// was made under (conditions in the result are relative to it), with every object made
     /// since counted as older (so its writes into them are gated by that condition).
@@ -817,15 +837,20 @@ impl Interp<'_, '_> {
         let mut extra_positional: Vec<G> = Vec::new();
         let mut extra_keywords: Vec<(Rc<str>, G)> = Vec::new();
         let positional = crate::index::positional_slots(&params);
+        let placed = self.place_after_stars(&params, &args);
         for (i, arg) in args.positional.iter().enumerate() {
+            let slot = match &placed {
+                Some(places) => places[i],
+                None => positional.get(i).copied(),
+            };
             let value = self.note_argument(
                 &arg.value,
                 arg.loc.unwrap_or(loc),
                 &qualname,
-                positional.get(i).map(|&p| params[p].name.as_str()).unwrap_or("*args"),
+                slot.map(|p| params[p].name.as_str()).unwrap_or("*args"),
             );
-            match positional.get(i) {
-                Some(&p) => {
+            match slot {
+                Some(p) => {
                     if is_tensor(&value) {
                         slots[p] = Some(super::interp::ArgSlot::Positional(i));
                         buffers[p] = arg.loc.is_some_and(|l| self.buffer_args.contains(&l));
@@ -935,6 +960,43 @@ impl Interp<'_, '_> {
                 }
             }
         }
+    }
+
+    /// Where positional arguments go when `*expr` of unknown length sits among them
+    /// (`kernel[grid](x, *x.stride(), out, *out.stride())`): the parameter of each argument
+    /// (`None`: a `*args` or not known), or `None` when they cannot be placed. Arguments before
+    /// the first star bind in order. With one star, it takes exactly the parameters no argument
+    /// fills; with several, an argument that is a plain name binds the next parameter named
+    /// after it (`out` → `out` or `out_ptr`), as kernels name their pointers.
+    fn place_after_stars(&self, params: &[crate::index::Param], args: &Args) -> Option<Vec<Option<usize>>> {
+        let first_star = *args.stars_at.first()?;
+        if params.iter().any(|p| p.kind == ParamKind::VarPositional) {
+            return None;
+        }
+        let by_keyword = |p: &crate::index::Param| args.keywords.iter().any(|(k, _)| k == &p.name);
+        let free: Vec<usize> =
+            crate::index::positional_slots(params).into_iter().filter(|&p| !by_keyword(&params[p])).collect();
+        let mut places: Vec<Option<usize>> = free.iter().copied().map(Some).take(first_star).collect();
+        places.resize(first_star.min(args.positional.len()), None);
+        let after = first_star..args.positional.len();
+        if args.stars_at.len() == 1 {
+            let absorbed = free.len().checked_sub(args.positional.len())?;
+            places.extend(after.map(|i| free.get(i + absorbed).copied()));
+            return Some(places);
+        }
+        let mut cursor = first_star;
+        for i in after {
+            let arg_loc = args.positional[i].loc?;
+            let text = self.text(arg_loc);
+            let named = |p: &usize| {
+                let name = params[*p].name.as_str();
+                name == text || name.strip_prefix(text.as_str()).is_some_and(|rest| rest.starts_with('_'))
+            };
+            let found = free.iter().skip(cursor).position(named)? + cursor;
+            places.push(Some(free[found]));
+            cursor = found + 1;
+        }
+        Some(places)
     }
 
     /// The value of a parameter no argument gives: a symbol, of the annotated class when the

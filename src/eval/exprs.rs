@@ -53,9 +53,9 @@ impl Interp<'_, '_> {
                     _ => operand,
                 }
             }
-            Expr::BoolOp(boolop) => self.eval_boolop(frame, boolop, pc, loc),
+            Expr::BoolOp(boolop) => self.eval_boolop(frame, boolop, pc),
             Expr::Compare(compare) => self.eval_compare(frame, compare, pc, loc),
-            Expr::If(ifexp) => self.eval_conditional(frame, ifexp, pc, loc, &mut Vec::new()),
+            Expr::If(ifexp) => self.eval_conditional(frame, ifexp, pc, &mut Vec::new()),
             Expr::Tuple(tuple) => self.eval_sequence(frame, &tuple.elts, pc),
             Expr::List(list) => {
                 let items = self.eval_items(frame, &list.elts, pc);
@@ -120,9 +120,14 @@ impl Interp<'_, '_> {
             Expr::SetComp(comp) => self.eval_comprehension(frame, &comp.generators, &comp.elt, pc, loc),
             Expr::Generator(comp) => self.eval_comprehension(frame, &comp.generators, &comp.elt, pc, loc),
             Expr::DictComp(_) => {
-                let id = self.alloc(ObjKind::Dict(Vec::new()), loc);
-                self.blocker(loc, "dict comprehension: entries not tracked", pc);
-                G::under(pc.clone(), Value::Obj(id))
+                // Its entries are known only at run time. An empty dict would make every read
+                // a missing key; at module level (`ARGS = {k: getattr(a, k) for k in KEYS}`)
+                // the unknown makes the global one named symbol, so `ARGS["flag"]` is one atom
+                // wherever it is read.
+                if frame.func.is_some() {
+                    self.blocker(loc, "dict comprehension: entries not tracked", pc);
+                }
+                G::under(pc.clone(), Value::unknown("dict comprehension: entries not tracked"))
             }
             Expr::FString(_) | Expr::TString(_) | Expr::BytesLiteral(_) => {
                 let text = self.text(loc);
@@ -278,7 +283,7 @@ impl Interp<'_, '_> {
         out
     }
 
-    fn eval_boolop(&mut self, frame: &mut Frame, boolop: &ast::ExprBoolOp, pc: &Cond, loc: Loc) -> G {
+    fn eval_boolop(&mut self, frame: &mut Frame, boolop: &ast::ExprBoolOp, pc: &Cond) -> G {
         // `a and b`: `a` where `a` is falsy, else `b`; `a or b`: `a` where truthy, else `b`.
         let mut out = G::empty();
         let mut rest = pc.clone();
@@ -292,7 +297,7 @@ impl Interp<'_, '_> {
                 out.extend(&self.conds, g);
                 break;
             }
-            let t = self.truthy(&g, loc);
+            let t = self.truthy(&g, self.loc(frame.file, value));
             let (stop, go_on) = match boolop.op {
                 ast::BoolOp::And => (t.not(), t),
                 ast::BoolOp::Or => (t.clone(), t.not()),
@@ -458,7 +463,8 @@ impl Interp<'_, '_> {
             }
         };
         if base == Eq {
-            if let Some(why) = vacuous_test(left, right, left_text) {
+            let size_symbol = matches!(left, Value::Sym(s) if self.is_leading_size(*s));
+            if let Some(why) = vacuous_test(left, right, left_text, size_symbol) {
                 if let Some((atom, true)) = self.conds.as_literal(&holds) {
                     // Those configurations are left out of the answer: their branches are
                     // not evaluated either (an empty batch's early return, `if v != 1:`).
@@ -822,6 +828,12 @@ impl Interp<'_, '_> {
                     ))),
                 )
             }
+            // A tensor's shape is not known: one symbol named by the expression, so that
+            // `tokens, _ = x.shape` makes `tokens` a size (`x.shape[0]`), not an unknown.
+            Value::Num(n) if n.tensor && attr == "shape" => {
+                let text = self.text(loc);
+                G::under(*pc, self.sym(SymKey::At(loc, text.clone()), text, None))
+            }
             Value::Num(_) | Value::ExternalObj(_) | Value::Const(_) | Value::Tuple(_) => {
                 G::under(pc.clone(), Value::Method(Box::new(value.clone()), Rc::from(attr)))
             }
@@ -915,13 +927,14 @@ impl Interp<'_, '_> {
             }
             None if field.is_none()
                 && self.unbuilt.contains_key(&id)
-                && self.resolver.mro(class).external.is_empty() =>
+                && (self.resolver.mro(class).external.is_empty() || self.loaded_phase_done) =>
             {
                 // Its constructor was skipped and the field is read after all: build it now. (A
-                // field of a class with outside bases, an `nn.Module`, reads as a symbol instead:
-                // building layers is what bounds the evaluation.)
-                let skipped = self.unbuilt.remove(&id).expect("checked");
-                self.evaluate_skipped(&skipped, loc);
+                // field of a class with outside bases, an `nn.Module`, read while the entry is
+                // being built reads as a symbol instead: building every layer is what bounds the
+                // evaluation. On the forward path the module is built, and loaded, as the
+                // loader would have.)
+                self.build_skipped(id, loc);
                 return self.object_attr(id, attr, pc, loc);
             }
             None => {
@@ -968,15 +981,16 @@ impl Interp<'_, '_> {
                         if named_tuple && attr == "_replace" {
                             // Built in (see `container_method`): a copy with some fields replaced.
                             Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))
-                        } else if mro.external.is_empty() && field.is_some() {
-                            // Set in other configurations, not in these: Python raises
-                            // `AttributeError` here (typically where the constructor raised
-                            // before setting it).
+                        } else if field.is_some()
+                            && (mro.external.is_empty() || self.unset_module_attribute(id, class, attr))
+                        {
+                            // Set in other configurations, not in these (`if cond: self.x = ...`
+                            // in the constructor), and no base class has it: Python raises
+                            // `AttributeError` here, which `hasattr` and `getattr(..., default)`
+                            // catch.
                             self.raise_under(&rest, loc);
                             return out;
-                        } else if mro.external.is_empty()
-                            || (field.is_none() && self.unset_module_attribute(id, class, attr))
-                        {
+                        } else if mro.external.is_empty() || self.unset_module_attribute(id, class, attr) {
                             Value::unknown(format!("`{label}` is never set"))
                         } else {
                             // An attribute of an outside base class (`self.training`).
@@ -1113,11 +1127,11 @@ impl Interp<'_, '_> {
         frame: &mut Frame,
         node: &ast::ExprIf,
         pc: &Cond,
-        loc: Loc,
         sources: &mut Vec<(Name, Cond)>,
     ) -> G {
         let test = self.eval(frame, &node.test, pc);
-        let holds = self.truthy(&test, loc);
+        // An unknown test is an atom named after the test, not the whole conditional.
+        let holds = self.truthy(&test, self.loc(frame.file, &*node.test));
         let mut out = G::empty();
         let yes = pc.and(&holds);
         if self.conds.feasible(&yes) {
@@ -1151,7 +1165,7 @@ impl Interp<'_, '_> {
                 if !self.step(loc) {
                     return G::under(*pc, Value::unknown("evaluation budget spent"));
                 }
-                self.eval_conditional(frame, node, pc, loc, sources)
+                self.eval_conditional(frame, node, pc, sources)
             }
             Expr::Call(_) => {
                 if let Some(name) = viewed_local(frame, expr) {
@@ -1464,7 +1478,7 @@ pub fn short_kind(v: &Value) -> &'static str {
 
 /// Whether `left == right` is a test under which the number of applications cannot matter:
 /// the traced value compared with 1, or data compared with emptiness (`x.shape[0] == 0`).
-fn vacuous_test(left: &Value, right: &Value, left_text: &str) -> Option<&'static str> {
+fn vacuous_test(left: &Value, right: &Value, left_text: &str, size_symbol: bool) -> Option<&'static str> {
     let is_one = |v: &Value| {
         matches!(v, Value::Const(Constant::Int(1))) || matches!(v, Value::Const(Constant::Float(f)) if *f == 1.0)
     };
@@ -1473,7 +1487,7 @@ fn vacuous_test(left: &Value, right: &Value, left_text: &str) -> Option<&'static
         return Some("the value is 1: applying it any number of times gives the same result");
     }
     let text = left_text.trim();
-    let sizes = text.ends_with(".shape[0]") || text.ends_with(".numel()") || text.ends_with(".size(0)");
+    let sizes = size_symbol || text.ends_with(".shape[0]") || text.ends_with(".numel()") || text.ends_with(".size(0)");
     let length = text.starts_with("len(") && text.ends_with(')');
     if (sizes || length) && matches!(right, Value::Const(Constant::Int(0))) {
         return Some("the data is empty: there is nothing to scale");
@@ -1482,6 +1496,18 @@ fn vacuous_test(left: &Value, right: &Value, left_text: &str) -> Option<&'static
 }
 
 impl Interp<'_, '_> {
+    /// Whether the symbol `s` is the leading size of some data, however it was named
+    /// (`tokens, _ = x.shape`).
+    fn is_leading_size(&self, s: SymId) -> bool {
+        match &self.syms[s as usize].key {
+            SymKey::Path(base, step) if step == "[0]" => {
+                let base = self.syms[*base as usize].display.as_str();
+                base.ends_with(".shape") || base.ends_with(".size()")
+            }
+            _ => false,
+        }
+    }
+
     /// `cls.__mro__` (the classes of the tree in method resolution order, then the outside
     /// bases), `cls.__dict__` (the names its body defines), `cls.__name__`: dispatch code walks
     /// these to find which class provides a method.

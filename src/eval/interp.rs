@@ -231,6 +231,9 @@ pub struct Interp<'r, 'a> {
     /// is read (`BaseFusedOp.__init__` setting `self._forward_method = None`). Unlike
     /// `unbuilt`, this holds for objects with outside bases too: the object itself is built.
     pub unbuilt_bases: FxHashMap<HeapId, Vec<Rc<super::calls::Skipped>>>,
+    /// The entry is built and loaded: the forward path runs now (modules built later, on
+    /// first call, are loaded as they are built).
+    pub loaded_phase_done: bool,
     /// The enum classes of the tree with their members' values, collected on first use (see
     /// [`Interp::enum_member_method`]).
     pub enum_members: Option<Rc<Vec<(ClassId, Vec<Constant>)>>>,
@@ -303,6 +306,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             calling_deferred: Default::default(),
             unbuilt: FxHashMap::default(),
             unbuilt_bases: FxHashMap::default(),
+            loaded_phase_done: false,
             enum_members: None,
             force: None,
             raises_muted: 0,

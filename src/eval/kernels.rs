@@ -32,6 +32,8 @@ pub struct KernelModel {
     pub applies: Applies,
     #[serde(default)]
     pub when: Vec<ArgTest>,
+    /// The argument the kernel writes its result into, when it does (rather than returning it).
+    pub output: Option<ArgRef>,
     /// Why the model says so (a docstring, a wrapper's code), shown with delegated sites.
     pub source: String,
 }

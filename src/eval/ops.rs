@@ -210,6 +210,9 @@ impl Interp<'_, '_> {
             (false, true) if !divide => (as_num(&r), as_num(&l), 1, SiteKind::Mul),
             (true, true) => {
                 let (a, b) = (as_num(&l).unwrap_or_default_num(), as_num(&r).unwrap_or_default_num());
+                if divide && normalizes(&a, &b) {
+                    return Value::Num(a);
+                }
                 return Value::Num(Rc::new(self.product(&a, &b, sign)));
             }
             _ => {
@@ -829,6 +832,15 @@ impl Interp<'_, '_> {
                 out.push(&self.conds, rc, Value::Num(Rc::new(num.normalize())));
             }
         }
+        // A kernel writing its result into an argument (`moe_sum_reduce(input, output, factor)`)
+        // changes the caller's tensor, whichever tensor that is (an input written in place too).
+        if let Some(output) = model.as_ref().and_then(|m| m.output.as_ref()) {
+            let by_keyword = args.keywords.iter().find(|(k, _)| k.as_str() == output.name).map(|(_, a)| a.loc);
+            let by_position = output.position.and_then(|p| args.positional.get(p)).map(|a| a.loc);
+            if let Some(Some(target)) = by_keyword.or(by_position) {
+                self.out_writes.push((target, out.clone(), *pc));
+            }
+        }
         out
     }
 
@@ -940,6 +952,16 @@ fn product_parts(a: &Num, b: &Num, mut parts: Vec<Part>) -> Num {
         parts.truncate(16);
     }
     Num { tensor: a.tensor || b.tensor, parts }.normalize()
+}
+
+/// Whether dividing the data `a` by the data `b` normalizes it (`w / w.sum(-1)`): every
+/// application `b` carries, `a` went through too. The quotient keeps `a`'s exponents: a part of
+/// `w` scaled by `1/v` is still `1/v` relative to the others after renormalizing, and no part is
+/// scaled by `v` — pairing `w`'s unscaled part with the sum's `1/v` part would say it is.
+fn normalizes(a: &Num, b: &Num) -> bool {
+    let applied: Vec<SiteId> = a.parts.iter().flat_map(|p| p.sites.iter().copied()).collect();
+    b.parts.iter().any(|p| p.exp != 0)
+        && b.parts.iter().all(|p| p.exp == 0 || (!p.sites.is_empty() && p.sites.iter().all(|s| applied.contains(s))))
 }
 
 /// The sum of two numbers: the parts of both.

@@ -299,10 +299,12 @@ impl Interp<'_, '_> {
         if let Some(&known) = self.relevance.factories.get(&func) {
             return known;
         }
+        // Declared to return a callable or a class (`-> Optional[Callable]`, `-> type[Op]`).
+        let declared = self.index.function(func).returns.as_deref().is_some_and(returns_callable);
         let scope = self.resolver.local_scope(func);
         let ctx = Ctx::function(func);
-        let mut found = false;
-        for ret in scope.returns.iter() {
+        let mut found = declared;
+        for ret in scope.returns.iter().filter(|_| !declared) {
             let Some(value) = &ret.value else { continue };
             if self.resolver.resolve(&ctx, value).iter().any(|f| matches!(f.def, Def::Class(_) | Def::Function(_))) {
                 found = true;
@@ -312,6 +314,34 @@ impl Interp<'_, '_> {
         self.relevance.factories.insert(func, found);
         found
     }
+}
+
+/// Whether a return annotation says the function returns a callable or a class.
+fn returns_callable(annotation: &Expr) -> bool {
+    use ruff_python_ast::visitor::{Visitor, walk_expr};
+    #[derive(Default)]
+    struct Finder {
+        found: bool,
+    }
+    impl<'a> Visitor<'a> for Finder {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            let name = match expr {
+                Expr::Name(n) => Some(n.id.as_str()),
+                Expr::Attribute(a) => Some(a.attr.as_str()),
+                Expr::StringLiteral(s) => {
+                    let text = s.value.to_str();
+                    self.found |= text.contains("Callable") || text.starts_with("type[") || text.starts_with("Type[");
+                    None
+                }
+                _ => None,
+            };
+            self.found |= matches!(name, Some("Callable" | "type" | "Type"));
+            walk_expr(self, expr);
+        }
+    }
+    let mut finder = Finder::default();
+    finder.visit_expr(annotation);
+    finder.found
 }
 
 /// The callee expressions of every call in a body (not in nested functions).

@@ -235,6 +235,7 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
     let object = interp.construct(entry, init_args, &tt, entry_loc);
     let built = first_built..interp.heap.len() as HeapId;
     interp.after_loading(built, entry_loc);
+    interp.loaded_phase_done = true;
 
     let methods = if options.methods.is_empty() { vec!["forward".to_string()] } else { options.methods.clone() };
     let mut output = G::empty();

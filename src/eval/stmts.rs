@@ -338,6 +338,8 @@ pub fn writable_buffer(frame: &Frame, expr: &Expr) -> bool {
     match expr {
         Expr::Name(n) => frame.buffers.contains(&n.id),
         Expr::If(node) => writable_buffer(frame, &node.body) || writable_buffer(frame, &node.orelse),
+        // `out[begin:end]`: a view of the buffer (a chunk a kernel fills).
+        Expr::Subscript(sub) => writable_buffer(frame, &sub.value),
         Expr::Call(call) => match call.func.as_ref() {
             Expr::Attribute(attr) if super::exprs::VIEWS.contains(&attr.attr.as_str()) => {
                 writable_buffer(frame, &attr.value)

@@ -822,3 +822,51 @@ fn what_nn_module_provides_and_what_it_does_not() {
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
     assert_eq!(out.json()["unresolved"], serde_json::json!([]));
 }
+
+#[test]
+fn flags_from_a_server_args_dict_and_a_layer_absent_where_it_is_fused() {
+    // `global_server_args_dict = {k: getattr(ServerArgs, k) for k in KEYS}`: its entries are
+    // known at run time only, one atom per key wherever it is read. `hasattr(self,
+    // "shared_experts")` is false where the constructor did not set it, and the shared expert's
+    // layer, built when the forward path asks it for a flag the loader did not set, does not
+    // have it: the CPU path is never taken. What is left is the old expert-parallel bug: the
+    // factor is never applied with `enable_ep_moe`.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.server_args.OldMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not global_server_args_dict[\"enable_ep_moe\"]".into()),
+            ("NEVER".into(), 0, "global_server_args_dict[\"enable_ep_moe\"]".into())
+        ]
+    );
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]), "{}", out.stdout);
+}
+
+#[test]
+fn a_chunked_kernel_writing_into_the_callers_tensor_and_a_renormalized_shared_slot() {
+    // The reduction kernel's model names the argument it writes into (the output chunk, a
+    // view of the input when `inplace`); the Triton kernel's pointer is placed past the
+    // unpacked strides by its name; a chunk of no tokens (`tokens, _ = current.shape`) is
+    // empty data. Renormalizing keeps the shared slot at 1/factor relative to the others,
+    // and the method the router picks (declared `-> Optional[Callable]`) runs.
+    let kernels = fixture("trace/router/chunked_kernels.toml");
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.chunked.ChunkedMoE", "--kernels", kernels.to_str().unwrap()]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out).len(), 4, "{}", out.stdout);
+    let vacuous = out.json()["vacuous"].to_string();
+    assert!(vacuous.contains("current.shape[0] == 0"), "{vacuous}");
+    let shared_slot = out.json()["rows"][0]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|part| part["exponent"] == 0 && part["sites"].as_array().unwrap().iter().any(|s| s["kind"] == "div"));
+    assert!(shared_slot, "{}", out.stdout);
+    // Not in place: the output is a fresh buffer, and a kernel without a model that is handed
+    // the factor and a chunk of it fills that chunk.
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.chunked.ChunkedCopyMoE", "--kernels", kernels.to_str().unwrap()]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out).len(), 6, "{}", out.stdout);
+}
