@@ -11,16 +11,18 @@ use serde_json::Value;
 /// The unpacked wheel, fetched once per test run (the script also locks against other runs).
 fn sglang_tree() -> Option<PathBuf> {
     static TREE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-    TREE.get_or_init(|| {
-        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/fetch-sglang.sh");
-        let out = Command::new("bash").arg(script).output().ok()?;
-        if !out.status.success() {
-            eprintln!("SKIPPED: SGLang 0.5.23 is not available ({})", String::from_utf8_lossy(&out.stderr).trim());
-            return None;
-        }
-        Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
-    })
-    .clone()
+    TREE.get_or_init(|| fetch("0.5.23")).clone()
+}
+
+/// Another release, for a bug it shipped with.
+fn fetch(version: &str) -> Option<PathBuf> {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/fetch-sglang.sh");
+    let out = Command::new("bash").arg(script).env("SGLANG_VERSION", version).output().ok()?;
+    if !out.status.success() {
+        eprintln!("SKIPPED: SGLang {version} is not available ({})", String::from_utf8_lossy(&out.stderr).trim());
+        return None;
+    }
+    Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
 }
 
 fn query(tree: &PathBuf, args: &[&str]) -> Value {
@@ -345,4 +347,41 @@ fn sglang_trace_of_nemotron_h_moe_on_cuda() {
     assert!(!nemotron["rows"].as_array().unwrap().is_empty());
     let literals = row_atoms(&nemotron);
     assert!(!literals.iter().any(|a| a.contains("_platform_key")), "{literals:?}");
+}
+
+#[test]
+fn sglang_0_4_9_never_applies_the_factor_with_expert_parallel_moe() {
+    // SGLang 0.4.9.post4, before the fix of sglang#8402 (PR 8511): on CUDA the block skips its
+    // own multiply because the grouped top-k folds the factor into the weights, but the
+    // expert-parallel MoE (`--enable-ep-moe`) routes on its own without it. The answer, read
+    // in deepseek_v2.py, topk.py and ep_moe/layer.py of that release: applied once everywhere
+    // except with EP MoE (not DeepEP, not FlashInfer), where it is never applied — or, with
+    // the shared expert fused on the torch top-k path, only the shared slot's 1/factor is.
+    let Some(tree) = fetch("0.4.9.post4") else { return };
+    let mut args = vec!["routed_scaling_factor", "--entry", "sglang.srt.models.deepseek_v2.DeepseekV2MoE"];
+    for assume in
+        ["quant_config=None", "_is_cuda=true", "_is_hip=false", "_is_npu=false", "_is_cpu=false", "_use_aiter=false"]
+    {
+        args.extend(["--assume", assume]);
+    }
+    let old = trace(&tree, &args);
+    assert_evaluated_to_the_end(&old);
+    assert_eq!(old["unresolved"], serde_json::json!([]), "{old:#}");
+    let flag = |configuration: &Value, name: &str| {
+        let key = format!("global_server_args_dict[\"{name}\"]");
+        configuration.as_array().unwrap().iter().find(|c| c["atom"] == key.as_str()).map(|c| c["value"] == true)
+    };
+    let mut buggy = 0;
+    for row in old["rows"].as_array().unwrap() {
+        let verdict = row["verdict"].as_str().unwrap();
+        for configuration in row["conditions"].as_array().unwrap() {
+            let ep_moe_alone = flag(configuration, "enable_ep_moe") == Some(true)
+                && flag(configuration, "enable_deepep_moe") == Some(false)
+                && flag(configuration, "enable_flashinfer_moe") == Some(false);
+            let expected: &[&str] = if ep_moe_alone { &["NEVER", "INVERSE"] } else { &["ONCE"] };
+            assert!(expected.contains(&verdict), "{verdict} in {configuration}");
+            buggy += usize::from(ep_moe_alone);
+        }
+    }
+    assert!(buggy > 0, "the bug's configurations are in the table: {old:#}");
 }
