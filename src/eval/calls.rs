@@ -25,6 +25,14 @@ pub struct Arg {
     pub loc: Option<Loc>,
 }
 
+/// The field holding the entries of an instance of a `dict` subclass of the tree.
+pub const DICT_CONTENTS: &str = "__dict_contents__";
+
+/// Whether an outside base class is `dict` or one of its standard subclasses.
+pub fn is_dict_base(path: &str) -> bool {
+    matches!(path.rsplit('.').next(), Some("dict" | "Dict" | "OrderedDict" | "defaultdict" | "UserDict"))
+}
+
 /// A call skipped as not worth evaluating, kept to evaluate later: the function, its receiver
 /// and arguments, and the (absolute) condition it was made under.
 pub type Skipped = (FuncId, Option<Value>, Args, Cond);
@@ -1054,7 +1062,15 @@ impl Interp<'_, '_> {
                     }
                 }
             }
-            None => {}
+            None => {
+                // A subclass of `dict` built from a dict (`ClassInstantier(ACT2CLS)`) holds its
+                // entries: `super().__getitem__(key)` reads them.
+                let dict_like = self.resolver.mro(class).external.iter().any(|e| is_dict_base(e));
+                if let (true, Some(first)) = (dict_like, args.positional.first()) {
+                    let contents = first.value.clone();
+                    self.set_field(id, &Name::new_static(DICT_CONTENTS), contents, pc);
+                }
+            }
         }
         G::under(pc.clone(), Value::Obj(id))
     }
@@ -1280,6 +1296,26 @@ impl Interp<'_, '_> {
             }
             Value::Num(_) => {
                 self.conds.constant(external.iter().any(|e| e.ends_with("Tensor") || e.ends_with("Parameter")))
+            }
+            // A tuple is a `tuple`; a class is a `type` (`content if isinstance(content, tuple)
+            // else (content, {})` over a table of classes and `(class, kwargs)` pairs).
+            Value::Tuple(_) => {
+                let yes = classes.iter().any(|c| matches!(c, Value::Builtin(b) if b.as_ref() == "tuple"));
+                self.conds.constant(yes)
+            }
+            Value::Class(_) => {
+                let yes = classes.iter().any(|c| matches!(c, Value::Builtin(b) if b.as_ref() == "type"));
+                self.conds.constant(yes)
+            }
+            // Something outside the tree that is named (`nn.SiLU`, `F.gelu`), or a function:
+            // not a container or a scalar.
+            Value::External(_) | Value::Func(_) | Value::Bound(..) | Value::Lambda(_)
+                if classes.iter().all(|c| {
+                    matches!(c, Value::Builtin(b)
+                        if matches!(b.as_ref(), "tuple" | "list" | "dict" | "set" | "str" | "int" | "float" | "bool"))
+                }) =>
+            {
+                self.conds.falsity()
             }
             Value::Const(c) => {
                 let kind = match c {

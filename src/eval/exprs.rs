@@ -614,6 +614,21 @@ impl Interp<'_, '_> {
                             out.extend(&self.conds, g);
                             continue;
                         }
+                        // `obj[key]` on an instance of a class of the tree runs its
+                        // `__getitem__` (`ACT2FN[config.hidden_act]`).
+                        ObjKind::Instance(class) => match self.class_attr(class, "__getitem__", loc) {
+                            Some((_, getter)) => {
+                                let bound = self.map(&getter, |this, v| this.bind_class_attr(v, bv.clone(), false));
+                                let args = super::calls::Args {
+                                    positional: vec![super::calls::Arg { value: G::under(c, iv.clone()), loc: None }],
+                                    ..Default::default()
+                                };
+                                let got = self.call(&bound, args, &c, loc);
+                                out.extend(&self.conds, got);
+                                continue;
+                            }
+                            None => Value::unknown("subscript of an object"),
+                        },
                         _ => Value::unknown("subscript of an object"),
                     },
                     (Value::Num(n), _) => Value::Num(n.clone()),
@@ -817,6 +832,16 @@ impl Interp<'_, '_> {
                             let g = self.map(&g, |this, v| this.bind_class_attr(v, receiver.clone(), false));
                             return g.restrict(&self.conds, pc);
                         }
+                    }
+                }
+                // Past the tree: a `dict` subclass's own entries (`super().__getitem__(key)`).
+                if let Value::Obj(id) = receiver.as_ref() {
+                    let dict_like = mro.external.iter().any(|e| super::calls::is_dict_base(e));
+                    let contents = self.heap[*id as usize].fields.get(super::calls::DICT_CONTENTS).cloned();
+                    if let (true, Some(contents)) = (dict_like, contents) {
+                        let attr: Rc<str> = Rc::from(attr);
+                        return self
+                            .map(&contents.restrict(&self.conds, pc), |_, v| Value::Method(Box::new(v), attr.clone()));
                     }
                 }
                 // Past the tree: `nn.Module.__init__` and the like do nothing we track.

@@ -870,3 +870,14 @@ fn a_chunked_kernel_writing_into_the_callers_tensor_and_a_renormalized_shared_sl
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out).len(), 6, "{}", out.stdout);
 }
+
+#[test]
+fn a_table_of_classes_behind_a_dict_subclass_getitem_is_followed() {
+    // `ACT2FN[config.scoring_func]`: the dict subclass's `__getitem__` reads its entries through
+    // `super().__getitem__` and builds the class (or the `(class, kwargs)` pair) it finds; the
+    // scoring function is known in every configuration, so nothing is left unresolved.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.act_table.TableGate"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]), "{}", out.stdout);
+}
