@@ -113,6 +113,21 @@ impl Interp<'_, '_> {
             Stmt::For(node) => {
                 let iterable = self.eval(frame, &node.iter, pc);
                 let iter_loc = self.loc(frame.file, &*node.iter);
+                // Iterating `None` raises `TypeError` (a lookup that found nothing).
+                let none = iterable
+                    .iter()
+                    .filter(|(_, v)| matches!(v, Value::Const(crate::syntax::Constant::None)))
+                    .fold(self.conds.falsity(), |acc, (c, _)| acc.or(c));
+                let pc = &if self.conds.feasible(&none) {
+                    self.raise_under(&pc.and(&none), iter_loc);
+                    pc.and(&none.not())
+                } else {
+                    *pc
+                };
+                if !self.conds.feasible(pc) {
+                    return;
+                }
+                let iterable = iterable.restrict(&self.conds, pc);
                 if let Some(items) = self.small_sequence(&iterable) {
                     self.unrolled_loop(frame, node, items, pc);
                     return;

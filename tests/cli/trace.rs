@@ -881,3 +881,18 @@ fn a_table_of_classes_behind_a_dict_subclass_getitem_is_followed() {
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
     assert_eq!(out.json()["unresolved"], serde_json::json!([]), "{}", out.stdout);
 }
+
+#[test]
+fn classes_from_a_list_per_backend_and_iterating_none_raises() {
+    // `for k_cls in backend_to_kernel_cls(backend)`: one list of classes per backend; an
+    // unknown backend gets `None`, which cannot be iterated (TypeError), so it is no row.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.kernel_lists.KernelListMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.backend == \"triton\"".into()),
+            ("NEVER".into(), 0, "config.backend == \"cutlass\"".into())
+        ]
+    );
+}
