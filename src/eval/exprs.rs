@@ -802,6 +802,11 @@ impl Interp<'_, '_> {
                 if let Some(g) = self.operator_caller_method(*s, attr, pc, loc) {
                     return g;
                 }
+                if self.syms[*s as usize].class_hint.is_none() {
+                    if let Some(predicate) = self.unique_enum_predicate(attr) {
+                        return G::under(*pc, Value::Bound(predicate, Box::new(value.clone())));
+                    }
+                }
                 // Only tensors have `mul_`, `div`...: the unknown receiver is a tensor there.
                 if SCALING_METHODS.contains(&attr) {
                     return G::under(pc.clone(), Value::Method(Box::new(value.clone()), Rc::from(attr)));

@@ -932,6 +932,37 @@ impl<'r, 'a> Interp<'r, 'a> {
         found
     }
 
+    /// The predicate `name` when exactly one function of the enums of the tree has that name
+    /// and it is a one-line predicate (`def is_deep_gemm(self): return self == DEEP_GEMM`):
+    /// called on an unknown value (a backend kept in an untyped field), it is that enum's
+    /// predicate, so `x.is_a()` and `x.is_b()` are equalities of one value and exclude each other.
+    pub fn unique_enum_predicate(&mut self, name: &str) -> Option<FuncId> {
+        if STR_AND_NUMBER_METHODS.contains(&name) || name.starts_with("__") {
+            return None;
+        }
+        if self.enum_members.is_none() {
+            self.enum_members = Some(Rc::new(self.collect_enum_members()));
+        }
+        let enums = self.enum_members.clone().expect("collected");
+        let mut found: Option<FuncId> = None;
+        for (class, _) in enums.iter() {
+            let mro = self.resolver.mro(*class);
+            let method = mro.classes.iter().find_map(|c| {
+                self.index.class(*c).body.iter().find_map(|b| match b.kind {
+                    BindingKind::Function(f) if b.name.as_str() == name => Some(f),
+                    _ => None,
+                })
+            });
+            match (found, method) {
+                (_, None) => {}
+                (None, Some(f)) => found = Some(f),
+                (Some(g), Some(f)) if g == f => {}
+                (Some(_), Some(_)) => return None,
+            }
+        }
+        found.filter(|&f| self.is_predicate(f))
+    }
+
     /// Every enum class of the tree with the values of its members.
     fn collect_enum_members(&mut self) -> Vec<(ClassId, Vec<Constant>)> {
         let candidates: Vec<ClassId> =

@@ -132,7 +132,7 @@ impl Interp<'_, '_> {
         found
     }
 
-    fn is_predicate(&mut self, func: FuncId) -> bool {
+    pub(super) fn is_predicate(&mut self, func: FuncId) -> bool {
         if let Some(&known) = self.relevance.predicates.get(&func) {
             return known;
         }

@@ -896,3 +896,14 @@ fn classes_from_a_list_per_backend_and_iterating_none_raises() {
         ]
     );
 }
+
+#[test]
+fn an_enum_predicate_on_an_untyped_value_is_that_enums_predicate() {
+    // `flags.runner_backend` has no class; `is_joined()` and `is_split()` are defined by one enum
+    // of the tree: they are its predicates, equalities of one value that cannot both hold.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.untyped_backend.UntypedBackendMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    let rows = rows(&out);
+    assert!(!rows.iter().any(|r| r.0 == "TWICE"), "{rows:?}");
+    assert!(rows.contains(&("ONCE".into(), 1, "flags.runner_backend == \"split\"".into())), "{rows:?}");
+}
