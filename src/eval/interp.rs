@@ -902,17 +902,30 @@ impl<'r, 'a> Interp<'r, 'a> {
         if STR_AND_NUMBER_METHODS.contains(&name) {
             return None;
         }
-        let enums = match &self.enum_members {
-            Some(enums) => enums.clone(),
-            None => {
-                let enums = Rc::new(self.collect_enum_members());
-                self.enum_members = Some(enums.clone());
-                enums
-            }
-        };
+        self.agreed_enum_method(name, |members| members.contains(value))
+    }
+
+    /// The predicate `name` when exactly one function of the enums of the tree has that name
+    /// and it is a one-line predicate (`def is_deep_gemm(self): return self == DEEP_GEMM`):
+    /// called on an unknown value (a backend kept in an untyped field), it is that enum's
+    /// predicate, so `x.is_a()` and `x.is_b()` are equalities of one value and exclude each other.
+    pub fn unique_enum_predicate(&mut self, name: &str) -> Option<FuncId> {
+        if STR_AND_NUMBER_METHODS.contains(&name) || name.starts_with("__") {
+            return None;
+        }
+        self.agreed_enum_method(name, |_| true).filter(|&f| self.is_predicate(f))
+    }
+
+    /// The one function named `name` that the enums of the tree whose members pass `which`
+    /// define (through their MRO), if they agree on one.
+    fn agreed_enum_method(&mut self, name: &str, which: impl Fn(&[Constant]) -> bool) -> Option<FuncId> {
+        if self.enum_members.is_none() {
+            self.enum_members = Some(Rc::new(self.collect_enum_members()));
+        }
+        let enums = self.enum_members.clone().expect("collected");
         let mut found: Option<FuncId> = None;
         for (class, members) in enums.iter() {
-            if !members.contains(value) {
+            if !which(members) {
                 continue;
             }
             let mro = self.resolver.mro(*class);
@@ -930,37 +943,6 @@ impl<'r, 'a> Interp<'r, 'a> {
             }
         }
         found
-    }
-
-    /// The predicate `name` when exactly one function of the enums of the tree has that name
-    /// and it is a one-line predicate (`def is_deep_gemm(self): return self == DEEP_GEMM`):
-    /// called on an unknown value (a backend kept in an untyped field), it is that enum's
-    /// predicate, so `x.is_a()` and `x.is_b()` are equalities of one value and exclude each other.
-    pub fn unique_enum_predicate(&mut self, name: &str) -> Option<FuncId> {
-        if STR_AND_NUMBER_METHODS.contains(&name) || name.starts_with("__") {
-            return None;
-        }
-        if self.enum_members.is_none() {
-            self.enum_members = Some(Rc::new(self.collect_enum_members()));
-        }
-        let enums = self.enum_members.clone().expect("collected");
-        let mut found: Option<FuncId> = None;
-        for (class, _) in enums.iter() {
-            let mro = self.resolver.mro(*class);
-            let method = mro.classes.iter().find_map(|c| {
-                self.index.class(*c).body.iter().find_map(|b| match b.kind {
-                    BindingKind::Function(f) if b.name.as_str() == name => Some(f),
-                    _ => None,
-                })
-            });
-            match (found, method) {
-                (_, None) => {}
-                (None, Some(f)) => found = Some(f),
-                (Some(g), Some(f)) if g == f => {}
-                (Some(_), Some(_)) => return None,
-            }
-        }
-        found.filter(|&f| self.is_predicate(f))
     }
 
     /// Every enum class of the tree with the values of its members.
