@@ -237,6 +237,8 @@ pub struct Interp<'r, 'a> {
     /// The enum classes of the tree with their members' values, collected on first use (see
     /// [`Interp::enum_member_method`]).
     pub enum_members: Option<Rc<Vec<(ClassId, Vec<Constant>)>>>,
+    /// `unique_enum_predicate` by method name (asked on every attribute read of an unknown).
+    pub enum_predicates: FxHashMap<String, Option<FuncId>>,
     /// A function to evaluate even if it looks irrelevant (a deferred call being made).
     pub force: Option<FuncId>,
     /// Above zero while a `__getattr__` runs: its raise means "no such attribute" (which
@@ -308,6 +310,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             unbuilt_bases: FxHashMap::default(),
             loaded_phase_done: false,
             enum_members: None,
+            enum_predicates: FxHashMap::default(),
             force: None,
             raises_muted: 0,
             apart: 0,
@@ -913,7 +916,12 @@ impl<'r, 'a> Interp<'r, 'a> {
         if STR_AND_NUMBER_METHODS.contains(&name) || name.starts_with("__") {
             return None;
         }
-        self.agreed_enum_method(name, |_| true).filter(|&f| self.is_predicate(f))
+        if let Some(known) = self.enum_predicates.get(name) {
+            return *known;
+        }
+        let found = self.agreed_enum_method(name, |_| true).filter(|&f| self.is_predicate(f));
+        self.enum_predicates.insert(name.to_string(), found);
+        found
     }
 
     /// The one function named `name` that the enums of the tree whose members pass `which`
