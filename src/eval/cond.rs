@@ -33,6 +33,15 @@ use crate::syntax::Constant;
 pub const MAX_ATOMS: usize = 4000;
 /// Products a condition is printed with before the rest is elided (and said so).
 pub const MAX_PRODUCTS: usize = 64;
+/// Conditions printed from a form simplified within the configurations that matter, or
+/// reduced to their deciding atoms, are at most this large (with those configurations):
+/// past it the work is a large share of the whole trace's, for a text that stays too long.
+const SIMPLIFY_MAX_NODES: usize = 200_000;
+/// The largest condition [`Conds::decisive`] reduces: its work grows with the product of its
+/// size and that of the configurations that matter.
+const DECISIVE_MAX_NODES: usize = 20_000;
+/// The fewest steps one call of [`Conds::decisive`] is given while any are left.
+const DECISIVE_MIN_FUEL: usize = 100_000;
 
 const FALSE: u32 = 0;
 const TRUE_COND: Cond = Cond(1);
@@ -69,6 +78,8 @@ struct Table {
     restricts: FxHashMap<(u32, u32), u32>,
     /// Memo of [`Table::intersects`].
     meets: FxHashMap<(u32, u32), bool>,
+    /// Memo of [`size`] (nodes never change once made).
+    sizes: FxHashMap<u32, usize>,
     /// New nodes the current operation may still create.
     fuel: usize,
     /// Operations that were too large and were over-approximated.
@@ -258,6 +269,43 @@ impl Table {
             memo.insert(f, r);
         }
         r
+    }
+
+    /// Whether some configuration of `a` and some configuration of `b` differ at most in the
+    /// atoms of `free` (no node is created). `None` when that took more than `fuel` steps.
+    fn meets_modulo(
+        &self,
+        a: u32,
+        b: u32,
+        free: &rustc_hash::FxHashSet<u32>,
+        memo: &mut FxHashMap<(u32, u32), bool>,
+        fuel: &mut usize,
+    ) -> Option<bool> {
+        if a == FALSE || b == FALSE {
+            return Some(false);
+        }
+        if a == TRUE || b == TRUE || a == b {
+            return Some(true);
+        }
+        let key = (a.min(b), a.max(b));
+        if let Some(&r) = memo.get(&key) {
+            return Some(r);
+        }
+        *fuel = fuel.checked_sub(1)?;
+        let var = self.var(a).min(self.var(b));
+        let (a0, a1) = self.cofactors(a, var);
+        let (b0, b1) = self.cofactors(b, var);
+        let pairs: &[(u32, u32)] =
+            if free.contains(&var) { &[(a0, b0), (a1, b1), (a0, b1), (a1, b0)] } else { &[(a0, b0), (a1, b1)] };
+        let mut r = false;
+        for &(x, y) in pairs {
+            if self.meets_modulo(x, y, free, memo, fuel)? {
+                r = true;
+                break;
+            }
+        }
+        memo.insert(key, r);
+        Some(r)
     }
 
     /// Whether `a and b` is satisfiable, without building it (no node is created).
@@ -758,29 +806,56 @@ impl Conds {
     /// Like [`Conds::products`], with `care` (configurations that matter) as extra
     /// constraints: literals `care` makes redundant are dropped too.
     pub fn products_within(&self, cond: &Cond, care: &Cond) -> Option<Vec<Vec<(usize, bool)>>> {
-        let cond = &cond.and(care);
-        let cubes = with(|t| t.cubes(cond.0, MAX_PRODUCTS * 4))?;
+        // Printing is no bound of the answer: an operation too large to finish makes the
+        // condition "too large to print" (with an example), and is not counted.
+        let before = approximated();
+        let products = self.products_unbounded(cond, care);
+        if approximated() != before {
+            with(|t| t.approximated = before);
+            return None;
+        }
+        products
+    }
+
+    fn products_unbounded(&self, cond: &Cond, care: &Cond) -> Option<Vec<Vec<(usize, bool)>>> {
         let care = self.constraints_for(cond).and(care);
+        // The cubes of `cond` itself, or of a form that agrees with it where `care` holds
+        // (those of `cond and care` would spell out every test of `care` as well); the
+        // literals `care` makes redundant are dropped below.
+        let (cond, cubes) = match with(|t| t.cubes(cond.0, MAX_PRODUCTS * 4)) {
+            Some(cubes) => (*cond, cubes),
+            None if size(cond) + size(&care) <= SIMPLIFY_MAX_NODES => {
+                let simpler = cond.simplify_within(&care);
+                (simpler, with(|t| t.cubes(simpler.0, MAX_PRODUCTS * 4))?)
+            }
+            None => return None,
+        };
+        let cond = &cond;
         let outside = care.and(&cond.not());
         if outside.is_false() {
             // Everywhere the constraints and `care` allow.
             return Some(vec![Vec::new()]);
         }
+        // Products are small; `care` and `outside` may be large: they are only ever tested
+        // against a product (which builds no node), never combined with one.
+        let cube_of = |lits: &[(usize, bool)]| {
+            let mut cube = self.truth();
+            for &(atom, holds) in lits {
+                cube = cube.and(&self.literal_cond(atom, holds));
+            }
+            cube
+        };
         let mut out: Vec<Vec<(usize, bool)>> = Vec::new();
         for cube in cubes {
             let mut lits: Vec<(usize, bool)> = cube.into_iter().map(|(v, b)| (v as usize, b)).collect();
             let mut i = 0;
             while i < lits.len() && lits.len() > 1 {
-                let mut rest = outside;
-                for (j, &(atom, holds)) in lits.iter().enumerate() {
-                    if j != i {
-                        rest = rest.and(&self.literal_cond(atom, holds));
-                    }
-                }
-                if rest.is_false() {
-                    lits.remove(i);
-                } else {
+                let mut without = lits.clone();
+                without.remove(i);
+                if outside.meets(&cube_of(&without)) {
                     i += 1;
+                } else {
+                    lits.remove(i);
                 }
             }
             lits.sort();
@@ -788,15 +863,8 @@ impl Conds {
         }
         out.sort();
         out.dedup();
-        let cube_of = |lits: &[(usize, bool)]| {
-            let mut cube = care;
-            for &(atom, holds) in lits {
-                cube = cube.and(&self.literal_cond(atom, holds));
-            }
-            cube
-        };
         // Drop products covered by the others; infeasible ones first.
-        out.retain(|lits| !cube_of(lits).is_false());
+        out.retain(|lits| care.meets(&cube_of(lits)));
         let mut i = 0;
         while i < out.len() && out.len() > 1 {
             let mut others = self.falsity();
@@ -805,13 +873,76 @@ impl Conds {
                     others = others.or(&cube_of(lits));
                 }
             }
-            if cube_of(&out[i]).and(&others.not()).is_false() {
-                out.remove(i);
-            } else {
+            if care.meets(&cube_of(&out[i]).and(&others.not())) {
                 i += 1;
+            } else {
+                out.remove(i);
             }
         }
         (out.len() <= MAX_PRODUCTS).then_some(out)
+    }
+
+    /// A condition that agrees with `class` wherever `care` (and the constraints) hold,
+    /// over only the atoms that decide it there: an atom is left out when flipping it never
+    /// takes a configuration of `care` into or out of `class`. This is what makes a row
+    /// printable: the path conditions of the code that ran (which dual-stream variant, a
+    /// batch-size shortcut) are not what decides how often the value is applied. Atoms are
+    /// tried latest first (the deepest in the code), within `fuel` steps in all; past that the
+    /// remaining atoms stay (a longer text, never a wrong one).
+    pub fn decisive(&self, class: &Cond, care: &Cond, fuel: &mut usize) -> Cond {
+        // Only a shorter text is at stake: an operation too large to finish is no bound of the
+        // answer, and `class` itself is printed instead.
+        if *fuel == 0 || size(class) > DECISIVE_MAX_NODES || size(care) > SIMPLIFY_MAX_NODES {
+            return *class;
+        }
+        let before = approximated();
+        // One condition may take at most a quarter of what is left, so that the others are
+        // simplified too.
+        let mut own = (*fuel / 4).max(DECISIVE_MIN_FUEL).min(*fuel);
+        let given = own;
+        let shown = self.decisive_unbounded(class, care, &mut own);
+        *fuel -= given - own;
+        if approximated() != before {
+            with(|t| t.approximated = before);
+            return *class;
+        }
+        shown
+    }
+
+    fn decisive_unbounded(&self, class: &Cond, care: &Cond, fuel: &mut usize) -> Cond {
+        let care = care.and(&self.constraints_for(class));
+        let inside = class.and(&care);
+        let outside = class.not().and(&care);
+        if inside.is_false() || outside.is_false() {
+            return inside.simplify_within(&care);
+        }
+        let tested: rustc_hash::FxHashSet<u32> = self.support(class).into_iter().map(|a| a as u32).collect();
+        // Atoms only `care` tests never decide `class`: two configurations that differ only
+        // in them are in `class` alike.
+        let mut free: rustc_hash::FxHashSet<u32> =
+            self.support(&care).into_iter().map(|a| a as u32).filter(|a| !tested.contains(a)).collect();
+        // Of two atoms that say the same within `care`, the one `class` implies holds (`x ==
+        // "cutlass"`) reads better than the negation of another (`not (x == "triton")`): those
+        // are tried last, so they are the ones kept.
+        let mut order: Vec<(bool, u32)> =
+            tested.iter().map(|&a| (!inside.meets(&self.literal_cond(a as usize, false)), a)).collect();
+        order.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let order: Vec<u32> = order.into_iter().map(|(_, a)| a).collect();
+        for atom in order {
+            free.insert(atom);
+            let meets = with(|t| t.meets_modulo(inside.0, outside.0, &free, &mut FxHashMap::default(), fuel));
+            if meets != Some(false) {
+                free.remove(&atom);
+            }
+            if meets.is_none() {
+                break;
+            }
+        }
+        let quantified = match Self::quantified(&inside, &free, true) {
+            Some(q) => q,
+            None => return class.simplify_within(&care),
+        };
+        quantified.simplify_within(&care)
     }
 
     /// One conjunction of literals, as short as found, under which `cond` holds among the
@@ -855,18 +986,29 @@ impl Conds {
         if products.iter().any(|p| p.is_empty()) || products.is_empty() {
             return "always".into();
         }
-        let rendered: Vec<String> = products
+        let conjunction =
+            |lits: &[(usize, bool)]| lits.iter().map(|&(atom, holds)| self.literal(atom, holds)).collect::<Vec<_>>();
+        if products.len() == 1 {
+            return conjunction(&products[0]).join(" and ");
+        }
+        // Literals every product has are said once: `a and (b or c)`.
+        let common: Vec<(usize, bool)> =
+            products[0].iter().copied().filter(|lit| products[1..].iter().all(|p| p.contains(lit))).collect();
+        let alternatives = products
             .iter()
-            .map(|lits| lits.iter().map(|&(atom, holds)| self.literal(atom, holds)).collect::<Vec<_>>().join(" and "))
-            .collect();
-        if rendered.len() == 1 {
-            rendered[0].clone()
+            .map(|lits| {
+                let rest: Vec<(usize, bool)> = lits.iter().copied().filter(|lit| !common.contains(lit)).collect();
+                let rest = conjunction(&rest);
+                if rest.len() > 1 { format!("({})", rest.join(" and ")) } else { rest.join("") }
+            })
+            .collect::<Vec<_>>()
+            .join(" or ");
+        if common.is_empty() {
+            alternatives
         } else {
-            rendered
-                .iter()
-                .map(|r| if r.contains(" and ") { format!("({r})") } else { r.clone() })
-                .collect::<Vec<_>>()
-                .join(" or ")
+            let mut out = conjunction(&common);
+            out.push(format!("({alternatives})"));
+            out.join(" and ")
         }
     }
 
@@ -1067,6 +1209,38 @@ mod tests {
     }
 
     #[test]
+    fn decisive_atoms_keep_only_what_changes_the_class_among_the_configurations_that_matter() {
+        let mut conds = Conds::default();
+        let flag = conds.atom(AtomKey::Test("flag".into()), || "flag".into());
+        let path = conds.atom(AtomKey::Test("path".into()), || "path".into());
+        let raises = conds.atom(AtomKey::Test("raises".into()), || "raises".into());
+        let care = raises.not();
+        let mut fuel = 1_000_000;
+        // Two paths, one outcome each way: `path` never decides the class.
+        let class = flag.and(&path).or(&flag.and(&path.not()).and(&raises.not()));
+        assert!(conds.decisive(&class, &care, &mut fuel).same(&flag));
+        // Here it does, and stays.
+        let class = flag.and(&path);
+        assert!(conds.decisive(&class, &care, &mut fuel).same(&class));
+        // Where only configurations that raise differ, the atom goes.
+        let class = flag.or(&raises.and(&path));
+        assert!(conds.decisive(&class, &care, &mut fuel).same(&flag));
+        // Without fuel nothing is reduced.
+        let mut none = 0;
+        let class = flag.and(&path).or(&flag.and(&path.not()));
+        assert!(conds.decisive(&class, &care, &mut none).same(&class));
+    }
+
+    #[test]
+    fn common_literals_of_the_products_print_once() {
+        let mut conds = Conds::default();
+        let a = conds.atom(AtomKey::Test("a".into()), || "a".into());
+        let b = conds.atom(AtomKey::Test("b".into()), || "b".into());
+        let c = conds.atom(AtomKey::Test("c".into()), || "c".into());
+        assert_eq!(conds.render(&a.and(&b.or(&c))), "a and (b or c)");
+    }
+
+    #[test]
     fn a_condition_too_large_to_print_has_an_example_inside_it() {
         // The parity of 8 atoms has 128 products: too many to print.
         let mut conds = Conds::default();
@@ -1096,9 +1270,13 @@ pub fn node_count() -> usize {
 
 /// Nodes reachable from a condition (its size).
 pub fn size(c: &Cond) -> usize {
+    if let Some(&known) = with(|t| t.sizes.get(&c.0).copied()).as_ref() {
+        return known;
+    }
     let mut vars = Vec::new();
     let mut seen = rustc_hash::FxHashSet::default();
     with(|t| t.support(c.0, &mut vars, &mut seen));
+    with(|t| t.sizes.insert(c.0, seen.len()));
     seen.len()
 }
 

@@ -56,7 +56,10 @@ pub struct TraceReport {
     pub entry: String,
     pub methods: Vec<String>,
     pub verdict: Verdict,
-    /// One row per group of configurations with the same outcome.
+    /// One entry per outcome (verdict and exponents): the configurations where the value is
+    /// applied once, twice, never..., whatever code path they take.
+    pub verdicts: Vec<VerdictGroup>,
+    /// One row per group of configurations with the same outcome and the same sites.
     pub rows: Vec<Row>,
     /// The atoms the rows' conditions are made of.
     pub atoms: Vec<AtomOut>,
@@ -84,25 +87,55 @@ pub struct TraceReport {
     pub stats: TraceStats,
 }
 
-#[derive(Clone, Debug, Serialize)]
-pub struct Row {
+/// How often the value is applied.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Outcome {
     pub verdict: Verdict,
     /// The net exponent of the value on the output, when every scaled part agrees.
     pub exponent: Option<i32>,
     /// Distinct non-zero exponents among the parts of the output (several: MIXED).
     pub exponents: Vec<i32>,
-    /// The configurations: a sum of products of atom values, and the same as text.
+}
+
+/// A set of configurations as printed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Configurations {
+    /// A sum of products of atom values (empty when too many to print).
     pub conditions: Vec<Vec<Literal>>,
+    /// The same as text.
     pub when: String,
     /// When the configurations are too many to print: one of them (a conjunction of literals).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub example: Vec<Literal>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    #[serde(flatten)]
+    pub configurations: Configurations,
     /// The parts of the output that carry the value, each with its sites.
     pub parts: Vec<PartOut>,
     /// Why the row is UNKNOWN, when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
+
+/// The configurations of one outcome: the rows with that verdict and those exponents, merged.
+#[derive(Clone, Debug, Serialize)]
+pub struct VerdictGroup {
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    #[serde(flatten)]
+    pub configurations: Configurations,
+    /// Indices (0-based) into `rows` of the rows it merges.
+    pub rows: Vec<usize>,
+}
+
+/// Steps the report may spend finding which atoms decide each condition it prints (see
+/// `Conds::decisive`); past them, conditions print with more atoms than they need.
+const DECISIVE_FUEL: usize = 4_000_000;
 
 /// Atoms listed in `widest_splits`.
 const MAX_SPLITS_SHOWN: usize = 12;
@@ -377,15 +410,15 @@ const REPORT_NODE_BUDGET: usize = 1_000_000;
 fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output: &G) -> TraceReport {
     let index = interp.index;
     let conds = &interp.conds;
-    // Outcome of every alternative of the output.
-    struct Outcome {
+    // What every alternative of the output holds.
+    struct Alternative {
         cond: Cond,
         exponents: BTreeSet<i32>,
         parts: BTreeSet<(i32, Vec<SiteId>, bool)>,
         has_data: bool,
         unknown: Vec<String>,
     }
-    let mut outcomes: Vec<Outcome> = Vec::new();
+    let mut alternatives: Vec<Alternative> = Vec::new();
     let mut collected = Vec::new();
     for (c, v) in output.iter() {
         let mut nums = Vec::new();
@@ -413,7 +446,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         let (c, unknown) = (*c, unknown.clone());
         if nums.is_empty() && had_data {
             // Only parts that never take part in scaling: none of the value reaches here.
-            outcomes.push(Outcome {
+            alternatives.push(Alternative {
                 cond: c,
                 exponents: BTreeSet::new(),
                 parts: BTreeSet::new(),
@@ -424,7 +457,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         }
         // Split by the conditions of nested alternatives.
         if nums.is_empty() {
-            outcomes.push(Outcome {
+            alternatives.push(Alternative {
                 cond: c.clone(),
                 exponents: BTreeSet::new(),
                 parts: BTreeSet::new(),
@@ -444,7 +477,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                     parts.insert((part.exp, part.sites.to_vec(), part.unknown));
                 }
             }
-            outcomes.push(Outcome { cond: nc, exponents, parts, has_data: true, unknown: unknown.clone() });
+            alternatives.push(Alternative { cond: nc, exponents, parts, has_data: true, unknown: unknown.clone() });
         }
     }
     // A configuration is the conjunction of everything it chose; merge outcomes per (outcome
@@ -469,7 +502,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     let vacuous_used: BTreeSet<usize> = conds.vacuous().iter().map(|&(atom, _)| atom).collect();
     // What the rows are printed within: running configurations where the count matters.
     let care = runs.and(&vacuous_cond.not());
-    for mut o in outcomes {
+    for mut o in alternatives {
         o.cond = conds.without_raising(&o.cond);
         if !conds.feasible(&o.cond) {
             continue;
@@ -504,56 +537,62 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     }
     // A site's "runs when" is the same text in every row that shows it.
     let mut site_texts: rustc_hash::FxHashMap<SiteId, SiteOut> = Default::default();
+    let mut fuel = DECISIVE_FUEL;
+    let mut row_conds: Vec<Cond> = Vec::new();
     let mut rows: Vec<Row> = groups
         .into_iter()
         .map(|(verdict, exponents, parts, cond, reason)| {
-            let literals = |lits: Vec<(usize, bool)>| -> Vec<Literal> {
-                lits.into_iter()
-                    .map(|(atom, value)| Literal { atom: conds.atoms()[atom].display.clone(), value })
-                    .collect()
-            };
-            let products = conds.products_within(&cond, &care);
-            let example = match &products {
-                None => conds.example_within(&cond, &care).map(literals).unwrap_or_default(),
-                Some(_) => Vec::new(),
-            };
-            let conditions: Vec<Vec<Literal>> =
-                products.clone().unwrap_or_default().into_iter().map(literals).collect();
+            let shown = conds.decisive(&cond, &care, &mut fuel);
+            let configurations = printed(conds, &shown, &care);
             let parts = parts
                 .into_iter()
                 .map(|(exp, sites, incomplete)| PartOut {
                     exponent: exp,
                     sites: sites
                         .iter()
-                        .map(|s| site_texts.entry(*s).or_insert_with(|| site_out(interp, *s, &care)).clone())
+                        .map(|s| site_texts.entry(*s).or_insert_with(|| site_out(interp, *s, &care, &mut fuel)).clone())
                         .collect(),
                     incomplete,
                 })
                 .collect();
+            let exponents: Vec<i32> = exponents.into_iter().collect();
+            row_conds.push(cond);
             Row {
-                verdict,
-                exponent: if exponents.len() == 1 {
-                    exponents.iter().next().copied()
-                } else if exponents.is_empty() {
-                    Some(0)
-                } else {
-                    None
-                },
-                exponents: exponents.into_iter().collect(),
-                when: if conds.feasible(&cond.and(&care)) {
-                    conds.render_products(&cond, products.as_deref())
-                } else {
-                    "never".into()
-                },
-                conditions,
-                example,
+                outcome: Outcome { verdict, exponent: net_exponent(&exponents), exponents },
+                configurations,
                 parts,
                 reason,
             }
         })
         .collect();
-    rows.sort_by(|a, b| (a.verdict, &a.when).cmp(&(b.verdict, &b.when)));
-
+    // Rows in order of verdict and text (their conditions in the same order).
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    let key = |r: &Row| (r.outcome.verdict, r.configurations.when.clone());
+    order.sort_by_key(|&i| key(&rows[i]));
+    let mut taken: Vec<Option<Row>> = rows.into_iter().map(Some).collect();
+    rows = order.iter().map(|&i| taken[i].take().expect("each row once")).collect();
+    let row_conds: Vec<Cond> = order.iter().map(|&i| row_conds[i]).collect();
+    // One entry per outcome, whatever code path its configurations take.
+    let mut outcomes: Vec<(Outcome, Cond, Vec<usize>)> = Vec::new();
+    for (i, (row, cond)) in rows.iter().zip(&row_conds).enumerate() {
+        match outcomes.iter_mut().find(|o| o.0 == row.outcome) {
+            Some(o) => {
+                o.1 = o.1.or(cond);
+                o.2.push(i);
+            }
+            None => outcomes.push((row.outcome.clone(), *cond, vec![i])),
+        }
+    }
+    let verdicts: Vec<VerdictGroup> = outcomes
+        .into_iter()
+        .map(|(outcome, cond, members)| {
+            let configurations = match members.as_slice() {
+                [only] => rows[*only].configurations.clone(),
+                _ => printed(conds, &conds.decisive(&cond, &care, &mut fuel), &care),
+            };
+            VerdictGroup { outcome, configurations, rows: members }
+        })
+        .collect();
     // What was met only in configurations that raise (or where the count cannot matter) did
     // not block anything the table shows.
     let mut unresolved: Vec<Note> = interp
@@ -599,7 +638,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     // Atoms the rows mention, with the `--assume` spelling that fixes each.
     let mut atom_names: BTreeSet<String> = BTreeSet::new();
     for row in &rows {
-        for product in &row.conditions {
+        for product in &row.configurations.conditions {
             for lit in product {
                 atom_names.insert(lit.atom.clone());
             }
@@ -653,6 +692,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         entry: index.class_path(options.entry),
         methods,
         verdict,
+        verdicts,
         rows,
         atoms,
         assumptions,
@@ -677,6 +717,32 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     }
 }
 
+/// The net exponent when every scaled part agrees (none scaled: 0).
+fn net_exponent(exponents: &[i32]) -> Option<i32> {
+    match exponents {
+        [] => Some(0),
+        [e] => Some(*e),
+        _ => None,
+    }
+}
+
+/// A condition as the report prints it, within the configurations `care`: its products (none
+/// when there are too many), its text, and one configuration of it when it is too large.
+fn printed(conds: &super::cond::Conds, cond: &Cond, care: &Cond) -> Configurations {
+    let literals = |lits: Vec<(usize, bool)>| -> Vec<Literal> {
+        lits.into_iter().map(|(atom, value)| Literal { atom: conds.atoms()[atom].display.clone(), value }).collect()
+    };
+    let products = conds.products_within(cond, care);
+    let example = match &products {
+        None => conds.example_within(cond, care).map(literals).unwrap_or_default(),
+        Some(_) => Vec::new(),
+    };
+    let when =
+        if conds.feasible(&cond.and(care)) { conds.render_products(cond, products.as_deref()) } else { "never".into() };
+    let conditions = products.unwrap_or_default().into_iter().map(literals).collect();
+    Configurations { conditions, when, example }
+}
+
 fn verdict_of(exponents: &BTreeSet<i32>) -> Verdict {
     match exponents.iter().copied().collect::<Vec<_>>().as_slice() {
         [] => Verdict::Never,
@@ -691,16 +757,16 @@ fn verdict_of(exponents: &BTreeSet<i32>) -> Verdict {
 /// agree; MIXED when they do not; UNKNOWN when only unknown rows keep it from ONCE.
 fn overall(rows: &[Row]) -> Verdict {
     let problems: BTreeSet<Verdict> =
-        rows.iter().map(|r| r.verdict).filter(|v| !matches!(v, Verdict::Once | Verdict::Unknown)).collect();
+        rows.iter().map(|r| r.outcome.verdict).filter(|v| !matches!(v, Verdict::Once | Verdict::Unknown)).collect();
     match problems.len() {
-        0 if rows.iter().any(|r| r.verdict == Verdict::Unknown) || rows.is_empty() => Verdict::Unknown,
+        0 if rows.iter().any(|r| r.outcome.verdict == Verdict::Unknown) || rows.is_empty() => Verdict::Unknown,
         0 => Verdict::Once,
         1 => *problems.iter().next().expect("one problem"),
         _ => Verdict::Mixed,
     }
 }
 
-fn site_out(interp: &Interp, id: SiteId, care: &Cond) -> SiteOut {
+fn site_out(interp: &Interp, id: SiteId, care: &Cond, fuel: &mut usize) -> SiteOut {
     let index = interp.index;
     let site = &interp.sites[id as usize];
     let location = Location::new(index, site.loc.file, site.loc.span);
@@ -719,7 +785,7 @@ fn site_out(interp: &Interp, id: SiteId, care: &Cond) -> SiteOut {
         location,
         kind: site.kind,
         exponent: site.delta,
-        when: interp.conds.render_within(&site.cond, care),
+        when: interp.conds.render_within(&interp.conds.decisive(&site.cond, care, fuel), care),
         callee: site.callee.clone(),
         note: site.note.clone(),
         evidence,

@@ -324,6 +324,11 @@ pub fn returns(report: &crate::query::returns::ReturnsReport) -> String {
     out
 }
 
+/// One literal of a condition, as the conditions print it.
+fn literal(lit: &crate::eval::report::Literal) -> String {
+    if lit.value { lit.atom.clone() } else { crate::resolve::negate(&lit.atom) }
+}
+
 pub fn trace(report: &crate::eval::TraceReport) -> String {
     use crate::eval::report::{SiteOut, Verdict};
     let mut out = String::new();
@@ -331,19 +336,46 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
         serde_json::to_value(report.verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     let _ =
         writeln!(out, "{} on the output of {}.{}: {verdict}", report.value, report.entry, report.methods.join(", "));
-    let bad = report.rows.iter().filter(|r| !matches!(r.verdict, Verdict::Once)).count();
+    let name =
+        |v: Verdict| serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    let exponent = |e: Option<i32>, all: &[i32]| match e {
+        Some(e) => e.to_string(),
+        None => all.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(","),
+    };
+    let bad = report.rows.iter().filter(|r| !matches!(r.outcome.verdict, Verdict::Once)).count();
     if bad > 0 {
         let _ = writeln!(out, "  {} of {} groups of configurations are not ONCE", bad, report.rows.len());
     }
-    let _ = writeln!(out, "\nconfigurations:");
-    let _ = writeln!(out, "  {:<8} {:<9} when", "verdict", "exponent");
-    for row in &report.rows {
-        let v = serde_json::to_value(row.verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-        let exp = match row.exponent {
-            Some(e) => e.to_string(),
-            None => row.exponents.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(","),
-        };
-        let _ = writeln!(out, "  {v:<8} {exp:<9} {}", row.when);
+    // Per outcome first: how often the value is applied, whatever path the code takes.
+    if !report.verdicts.is_empty() {
+        let members: Vec<String> = report
+            .verdicts
+            .iter()
+            .map(|g| g.rows.iter().map(|r| (r + 1).to_string()).collect::<Vec<_>>().join(","))
+            .collect();
+        let width = members.iter().map(String::len).max().unwrap_or(0).max("rows".len());
+        let _ = writeln!(out, "\nverdicts:");
+        let _ = writeln!(out, "  {:<8} {:<9} {:<width$} when", "verdict", "exponent", "rows");
+        for (group, rows) in report.verdicts.iter().zip(&members) {
+            let (outcome, shown) = (&group.outcome, &group.configurations);
+            let exp = exponent(outcome.exponent, &outcome.exponents);
+            let _ = writeln!(out, "  {:<8} {exp:<9} {rows:<width$} {}", name(outcome.verdict), shown.when);
+            if !shown.example.is_empty() {
+                let example: Vec<String> = shown.example.iter().map(literal).collect();
+                let _ = writeln!(out, "  {:<w$} e.g. {}", "", example.join(" and "), w = 8 + 1 + 9 + 1 + width);
+            }
+        }
+    }
+    // The rows, when some outcome is reached along several code paths (otherwise the verdicts
+    // are the rows).
+    if report.rows.len() != report.verdicts.len() || report.rows.is_empty() {
+        let _ = writeln!(out, "\nconfigurations:");
+        let _ = writeln!(out, "  {:<4} {:<8} {:<9} when", "row", "verdict", "exponent");
+        for (i, row) in report.rows.iter().enumerate() {
+            let exp = exponent(row.outcome.exponent, &row.outcome.exponents);
+            let _ =
+                writeln!(out, "  {:<4} {:<8} {exp:<9} {}", i + 1, name(row.outcome.verdict), row.configurations.when);
+        }
     }
     if report.rows.is_empty() {
         let why = if report.stopped {
@@ -361,13 +393,15 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
     }
     let mut shown: Vec<&SiteOut> = Vec::new();
     for (i, row) in report.rows.iter().enumerate() {
-        let v = serde_json::to_value(row.verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-        let _ = writeln!(out, "\nrow {}: {v} when {}", i + 1, row.when);
-        if !row.example.is_empty() {
+        let v = serde_json::to_value(row.outcome.verdict)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let _ = writeln!(out, "\nrow {}: {v} when {}", i + 1, row.configurations.when);
+        if !row.configurations.example.is_empty() {
             let _ = writeln!(out, "  one of these configurations:");
-            for lit in &row.example {
-                let text = if lit.value { lit.atom.clone() } else { crate::resolve::negate(&lit.atom) };
-                let _ = writeln!(out, "    {text}");
+            for lit in &row.configurations.example {
+                let _ = writeln!(out, "    {}", literal(lit));
             }
         }
         if let Some(reason) = &row.reason {

@@ -429,13 +429,8 @@ fn a_local_bound_to_the_callers_tensor_carries_in_place_writes_back_to_it() {
     assert_eq!(
         rows(&out),
         [
-            ("ONCE".into(), 1, "(not config.inplace and config.fast_combine) or (not config.copy_input and config.fast_combine)".into()),
-            (
-                "ONCE".into(),
-                1,
-                "(not config.inplace and not config.fast_combine) or (not config.copy_input and not config.fast_combine)"
-                    .into()
-            ),
+            ("ONCE".into(), 1, "config.fast_combine and (not config.inplace or not config.copy_input)".into()),
+            ("ONCE".into(), 1, "not config.fast_combine and (not config.inplace or not config.copy_input)".into()),
             ("NEVER".into(), 0, "config.inplace and config.copy_input".into()),
         ]
     );
@@ -906,4 +901,33 @@ fn an_enum_predicate_on_an_untyped_value_is_that_enums_predicate() {
     let rows = rows(&out);
     assert!(!rows.iter().any(|r| r.0 == "TWICE"), "{rows:?}");
     assert!(rows.contains(&("ONCE".into(), 1, "flags.runner_backend == \"split\"".into())), "{rows:?}");
+}
+
+#[test]
+fn the_verdicts_name_only_what_decides_the_count() {
+    // The dual-stream and single-stream paths apply the factor at different lines (two rows
+    // per outcome), but only the fused-kernel flag changes how often: the verdicts say so,
+    // without the batch-size and stream tests of the paths.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.paths.PathsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out).len(), 4, "{}", out.stdout);
+    let verdicts: Vec<(String, String, Vec<u64>)> = out.json()["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["verdict"].as_str().unwrap().to_string(),
+                v["when"].as_str().unwrap().to_string(),
+                v["rows"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("ONCE".into(), "not config.fused_kernel".into(), vec![0, 1]),
+            ("TWICE".into(), "config.fused_kernel".into(), vec![2, 3])
+        ]
+    );
 }
