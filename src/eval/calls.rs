@@ -729,7 +729,10 @@ impl Interp<'_, '_> {
         self.base = *at;
         self.heap_mark = self.heap.len() as HeapId;
         self.force = Some(*func);
-        let result = self.call_function(*func, receiver.clone(), args.clone(), &Cond::TRUE, loc);
+        // The arguments were seen where the call was made, under the condition of that place:
+        // the call now runs from `true` under `at`, and they cover all of it.
+        let args = self.args_relative_to(args.clone(), at);
+        let result = self.call_function(*func, receiver.clone(), args, &Cond::TRUE, loc);
         self.force = None;
         (self.base, self.heap_mark) = saved;
         result

@@ -364,6 +364,13 @@ impl Interp<'_, '_> {
             },
             _ => None,
         };
+        // An instance of a class is never `None`, however little else is known of it.
+        let none = |v: &Value| matches!(v, Value::Const(Constant::None));
+        if (as_sym(self, left).is_some() && none(right)) || (as_sym(self, right).is_some() && none(left)) {
+            if matches!(base, Eq | Is) {
+                return self.conds.constant(negated);
+            }
+        }
         if let Some(sym) = as_sym(self, left) {
             if matches!(right, Value::Const(_) | Value::Sym(_)) {
                 return self.compare_values(&sym, op, right, left_text, right_text, loc);

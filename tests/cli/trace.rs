@@ -931,3 +931,17 @@ fn the_verdicts_name_only_what_decides_the_count() {
         ]
     );
 }
+
+#[test]
+fn an_object_assumed_to_be_of_a_class_is_never_none() {
+    // `--assume quant_config=LazyQuantConfig`: the config is an instance of that class, so the
+    // lazily built method's `quant_config is None` is false (it was an atom of its own, and
+    // the unquantized double multiply a configuration).
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.lazy_quant.LazyQuantMoE", "--assume", "quant_config=LazyQuantConfig"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    // Without the assumption the config may be None: the double multiply is a configuration.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_quant.LazyQuantMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out)[1], ("TWICE".into(), 2, "config.has_proj and quant_config == None".into()));
+}
