@@ -365,13 +365,7 @@ fn sglang_0_4_9_never_applies_the_factor_with_expert_parallel_moe() {
     // except with EP MoE (not DeepEP, not FlashInfer), where it is never applied — or, with
     // the shared expert fused on the torch top-k path, only the shared slot's 1/factor is.
     let Some(tree) = fetch("0.4.9.post4") else { return };
-    let mut args = vec!["routed_scaling_factor", "--entry", "sglang.srt.models.deepseek_v2.DeepseekV2MoE"];
-    for assume in
-        ["quant_config=None", "_is_cuda=true", "_is_hip=false", "_is_npu=false", "_is_cpu=false", "_use_aiter=false"]
-    {
-        args.extend(["--assume", assume]);
-    }
-    let old = trace(&tree, &args);
+    let old = old_cuda_trace(&tree, "None");
     assert_evaluated_to_the_end(&old);
     assert_eq!(old["unresolved"], serde_json::json!([]), "{old:#}");
     let flag = |configuration: &Value, name: &str| {
@@ -391,4 +385,106 @@ fn sglang_0_4_9_never_applies_the_factor_with_expert_parallel_moe() {
         }
     }
     assert!(buggy > 0, "the bug's configurations are in the table: {old:#}");
+}
+
+/// The CUDA platform of the older releases, unquantized checks aside.
+const OLD_CUDA: [&str; 5] = ["_is_cuda=true", "_is_hip=false", "_is_npu=false", "_is_cpu=false", "_use_aiter=false"];
+
+/// `DeepseekV2MoE` of an older release on CUDA, with the checkpoint's quantization config
+/// (`None`, or a class).
+fn old_cuda_trace(tree: &PathBuf, quant_config: &str) -> Value {
+    let mut args = vec!["routed_scaling_factor", "--entry", "sglang.srt.models.deepseek_v2.DeepseekV2MoE"];
+    let quant = format!("quant_config={quant_config}");
+    for assume in OLD_CUDA.iter().chain(&[quant.as_str()]) {
+        args.extend(["--assume", assume]);
+    }
+    trace(tree, &args)
+}
+
+/// Whether a product of literals sets `atom` to `value`.
+fn holds(product: &Value, atom: &str, value: bool) -> bool {
+    product.as_array().unwrap().iter().any(|l| l["atom"] == atom && l["value"] == value)
+}
+
+/// The products of the verdicts that are not ONCE (none may be too large to print).
+fn problem_products(trace: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    for group in trace["verdicts"].as_array().unwrap() {
+        if matches!(group["verdict"].as_str(), Some("NEVER" | "INVERSE" | "TWICE" | "MIXED")) {
+            let products = group["conditions"].as_array().unwrap();
+            assert!(!products.is_empty(), "{group:#}");
+            out.extend(products.iter().cloned());
+        }
+    }
+    out
+}
+
+#[test]
+fn sglang_0_4_10_never_applies_the_factor_on_two_fp8_expert_paths() {
+    // SGLang 0.4.10 with an FP8 checkpoint, read in fp8.py and ep_moe/layer.py of that
+    // release: on CUDA the block leaves the factor to the experts, and two FP8 expert paths
+    // drop it — `cutlass_fused_experts_fp8` (SGLANG_CUTLASS_MOE on SM100 with block
+    // quantization; sglang PR 8688) and `EPMoE.forward_deepgemm` (expert parallelism with
+    // DeepGEMM). 0.4.10.post2 multiplies the output on both, and is ONCE everywhere.
+    let Some(tree) = fetch("0.4.10") else { return };
+    let old = old_cuda_trace(&tree, "Fp8Config");
+    assert_evaluated_to_the_end(&old);
+    let cutlass = |p: &Value| {
+        holds(p, "get_bool_env_var(\"SGLANG_CUTLASS_MOE\")", true)
+            && holds(p, "is_sm100_supported()", true)
+            && holds(p, "quant_config.weight_block_size == None", false)
+    };
+    let ep_deepgemm = |p: &Value| {
+        holds(p, "global_server_args_dict[\"enable_ep_moe\"]", true)
+            && holds(p, "ENABLE_JIT_DEEPGEMM", true)
+            && holds(p, "global_server_args_dict[\"enable_deepep_moe\"]", false)
+    };
+    let mut seen = (false, false);
+    for product in problem_products(&old) {
+        assert!(cutlass(&product) || ep_deepgemm(&product), "{product}");
+        seen = (seen.0 || cutlass(&product), seen.1 || ep_deepgemm(&product));
+    }
+    assert_eq!(seen, (true, true), "{old:#}");
+
+    let Some(tree) = fetch("0.4.10.post2") else { return };
+    let fixed = old_cuda_trace(&tree, "Fp8Config");
+    assert_evaluated_to_the_end(&fixed);
+    assert_eq!(fixed["verdict"], "ONCE", "{fixed:#}");
+}
+
+#[test]
+fn sglang_0_4_9_post2_never_applies_the_factor_with_modelopt_fp4() {
+    // SGLang 0.4.9.post2 with a ModelOpt NVFP4 checkpoint (sglang issue 7166, PR 8333): the FP4
+    // MoE method routes with the factor only for the shared-expert slot and runs FlashInfer's
+    // or the CUTLASS FP4 kernel, neither of which applies it, while the block leaves it to the
+    // experts on CUDA: never applied outside DeepEP. In 0.4.9.post4 the method multiplies its
+    // output; what is left there is the expert-parallel bug (EP MoE alone, see above).
+    let Some(tree) = fetch("0.4.9.post2") else { return };
+    let old = old_cuda_trace(&tree, "ModelOptFp4Config");
+    assert_evaluated_to_the_end(&old);
+    let products = problem_products(&old);
+    assert!(!products.is_empty(), "{old:#}");
+    // (A product leaves a literal out when the configurations it adds do not run.)
+    for product in &products {
+        assert!(!holds(product, "global_server_args_dict[\"enable_deepep_moe\"]", true), "{product}");
+    }
+    let once: Vec<&Value> = old["verdicts"].as_array().unwrap().iter().filter(|g| g["verdict"] == "ONCE").collect();
+    assert_eq!(once.len(), 1);
+    assert_eq!(once[0]["when"], "global_server_args_dict[\"enable_deepep_moe\"]");
+    // The plain case: no EP MoE, no shared-expert fusion.
+    assert!(
+        products.iter().any(|p| p.as_array().unwrap().len() == 2
+            && holds(p, "global_server_args_dict[\"disable_shared_experts_fusion\"]", true)),
+        "{products:#?}"
+    );
+
+    let Some(tree) = fetch("0.4.9.post4") else { return };
+    let fixed = old_cuda_trace(&tree, "ModelOptFp4Config");
+    assert_evaluated_to_the_end(&fixed);
+    let once: Vec<&Value> = fixed["verdicts"].as_array().unwrap().iter().filter(|g| g["verdict"] == "ONCE").collect();
+    assert_eq!(once.len(), 1);
+    assert_eq!(
+        once[0]["when"],
+        "global_server_args_dict[\"enable_deepep_moe\"] or global_server_args_dict[\"enable_flashinfer_moe\"] or not global_server_args_dict[\"enable_ep_moe\"]"
+    );
 }
