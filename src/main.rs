@@ -181,10 +181,15 @@ fn trace_options(
                     .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
                 {
                     AssumedValue::Const(Constant::Str(s.to_string()))
-                } else if let Ok(class) = target::find_class(resolver, value) {
-                    AssumedValue::Class(class)
                 } else {
-                    AssumedValue::Const(Constant::Str(value.to_string()))
+                    match target::find_class(resolver, value) {
+                        Ok(class) => AssumedValue::Class(class),
+                        // A class name that is not unique is not taken for a string.
+                        Err(e @ target::TargetError::Ambiguous { .. }) => {
+                            return Err(format!("--assume `{spec}`: {e}"));
+                        }
+                        Err(_) => AssumedValue::Const(Constant::Str(value.to_string())),
+                    }
                 }
             }
         };

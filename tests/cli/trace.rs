@@ -945,3 +945,16 @@ fn an_object_assumed_to_be_of_a_class_is_never_none() {
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(rows(&out)[1], ("TWICE".into(), 2, "config.has_proj and quant_config == None".into()));
 }
+
+#[test]
+fn an_assumed_class_name_that_is_not_unique_is_a_usage_error() {
+    // Two classes are named `Runner`: taking the name for a string would assume something else
+    // than what was meant, silently.
+    let out = run(
+        &fixture("trace/router"),
+        &["trace", "routed_scaling_factor", "--entry", "gate.paths.PathsMoE", "--assume", "config.runner=Runner"],
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--assume `config.runner=Runner`: `Runner` is ambiguous"), "{}", out.stderr);
+    assert!(out.stderr.contains("gate."), "candidates are listed: {}", out.stderr);
+}
