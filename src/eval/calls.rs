@@ -659,6 +659,9 @@ impl Interp<'_, '_> {
             self.resolver.annotation_classes(&ctx, &r, &mut crate::resolve::Walk::default()).into_iter().next()
         });
         let value = self.sym(SymKey::Call(func, key), display, hint);
+        if let Some(returns) = self.index.function(func).returns.clone() {
+            self.note_annotated(&value, func.file, &returns);
+        }
         // Evaluated after all if the result is called (a registry lookup, a factory of
         // functions): see `call_through_deferred`. The same symbol met again (the same call
         // made elsewhere) keeps the condition of the first place: an approximation, since it
@@ -1018,7 +1021,11 @@ impl Interp<'_, '_> {
             let mut walk = crate::resolve::Walk::default();
             self.resolver.annotation_classes(&ctx, a, &mut walk).into_iter().next()
         });
-        self.sym(SymKey::Param(func, param.name.clone()), display, hint)
+        let value = self.sym(SymKey::Param(func, param.name.clone()), display, hint);
+        if let Some(annotation) = param.annotation.as_deref() {
+            self.note_annotated(&value, func.file, annotation);
+        }
+        value
     }
 
     /// Records the hop when an argument carries the traced value.

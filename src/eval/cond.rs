@@ -846,8 +846,8 @@ impl Conds {
             cube
         };
         let mut out: Vec<Vec<(usize, bool)>> = Vec::new();
-        for cube in cubes {
-            let mut lits: Vec<(usize, bool)> = cube.into_iter().map(|(v, b)| (v as usize, b)).collect();
+        // Drops the literals of a product that the others make redundant, from the first on.
+        let prime = |lits: &mut Vec<(usize, bool)>| {
             let mut i = 0;
             while i < lits.len() && lits.len() > 1 {
                 let mut without = lits.clone();
@@ -857,6 +857,16 @@ impl Conds {
                 } else {
                     lits.remove(i);
                 }
+            }
+        };
+        for cube in cubes {
+            let mut lits: Vec<(usize, bool)> = cube.into_iter().map(|(v, b)| (v as usize, b)).collect();
+            prime(&mut lits);
+            // `not (x == "a") and not (x == "b")` where `x` can only be "c" there reads as
+            // `x == "c"`: the equality it implies goes last, so the negations go first.
+            if let Some(implied) = self.implied_equality(&lits, &care) {
+                lits.push(implied);
+                prime(&mut lits);
             }
             lits.sort();
             out.push(lits);
@@ -880,6 +890,34 @@ impl Conds {
             }
         }
         (out.len() <= MAX_PRODUCTS).then_some(out)
+    }
+
+    /// An equality of a value that a product only negates equalities of, which the product
+    /// implies among the configurations `care`.
+    fn implied_equality(&self, lits: &[(usize, bool)], care: &Cond) -> Option<(usize, bool)> {
+        let mut cube = self.truth();
+        for &(atom, holds) in lits {
+            cube = cube.and(&self.literal_cond(atom, holds));
+        }
+        let stated = |sym: &SymId| {
+            lits.iter().any(|&(a, holds)| holds && matches!(&self.atoms[a].key, AtomKey::Equals(s, _) if s == sym))
+        };
+        for &(atom, holds) in lits {
+            let AtomKey::Equals(sym, _) = &self.atoms[atom].key else { continue };
+            if holds || stated(sym) {
+                continue;
+            }
+            for (other, candidate) in self.atoms.iter().enumerate() {
+                let same_value = matches!(&candidate.key, AtomKey::Equals(s, _) if s == sym);
+                if same_value && !lits.iter().any(|(a, _)| *a == other) {
+                    let fails = cube.and(&self.literal_cond(other, false));
+                    if !care.meets(&fails) {
+                        return Some((other, true));
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// A condition that agrees with `class` wherever `care` (and the constraints) hold,

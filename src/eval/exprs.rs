@@ -372,7 +372,8 @@ impl Interp<'_, '_> {
             }
         }
         if let Some(sym) = as_sym(self, left) {
-            if matches!(right, Value::Const(_) | Value::Sym(_)) {
+            // (`self in (Backend.A, Backend.B)` in a method of an enum is about its value too.)
+            if matches!(right, Value::Const(_) | Value::Sym(_)) || (base == In && matches!(right, Value::Tuple(_))) {
                 return self.compare_values(&sym, op, right, left_text, right_text, loc);
             }
         }
@@ -504,7 +505,26 @@ impl Interp<'_, '_> {
             );
             return if *b { t } else { t.not() };
         }
-        self.atom(AtomKey::Equals(s, c.clone()), || format!("{display} == {c}"))
+        let atom = self.atom(AtomKey::Equals(s, c.clone()), || format!("{display} == {c}"));
+        self.member_equality(s);
+        atom
+    }
+
+    /// A value declared as an enum is one of its members: once it is compared with one, its
+    /// equalities with all of them are atoms and exactly one holds (`is_a()`, `is_b()`, ... of
+    /// a backend cannot all be false).
+    fn member_equality(&mut self, s: SymId) {
+        let Some(&class) = self.enum_typed.get(&s) else { return };
+        if !self.enum_constrained.insert(s) {
+            return;
+        }
+        let members = self.enum_member_values(class);
+        let mut equalities = Vec::with_capacity(members.len());
+        for member in &members {
+            let display = self.syms[s as usize].label();
+            equalities.push(self.atom(AtomKey::Equals(s, member.clone()), || format!("{display} == {member}")));
+        }
+        self.conds.exactly_one(s, &equalities);
     }
 
     /// How a value is named in an atom: a symbol by its label, a constant by its value,

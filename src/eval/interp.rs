@@ -239,6 +239,11 @@ pub struct Interp<'r, 'a> {
     pub enum_members: Option<Rc<Vec<(ClassId, Vec<Constant>)>>>,
     /// `unique_enum_predicate` by method name (asked on every attribute read of an unknown).
     pub enum_predicates: FxHashMap<String, Option<FuncId>>,
+    /// Unknown values annotated as exactly one enum of the tree (`-> MoeRunnerBackend`, not
+    /// `Optional[...]`): each is one of its members (see `member_equality`).
+    pub enum_typed: FxHashMap<SymId, ClassId>,
+    /// Those whose "one of the members" constraint is in place.
+    pub enum_constrained: rustc_hash::FxHashSet<SymId>,
     /// A function to evaluate even if it looks irrelevant (a deferred call being made).
     pub force: Option<FuncId>,
     /// Above zero while a `__getattr__` runs: its raise means "no such attribute" (which
@@ -311,6 +316,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             loaded_phase_done: false,
             enum_members: None,
             enum_predicates: FxHashMap::default(),
+            enum_typed: FxHashMap::default(),
+            enum_constrained: rustc_hash::FxHashSet::default(),
             force: None,
             raises_muted: 0,
             apart: 0,
@@ -981,6 +988,41 @@ impl<'r, 'a> Interp<'r, 'a> {
             out.push((class, members));
         }
         out
+    }
+
+    /// The values of the members of enum `class` (empty when it is not an enum of the tree).
+    pub fn enum_member_values(&mut self, class: ClassId) -> Vec<Constant> {
+        if self.enum_members.is_none() {
+            self.enum_members = Some(Rc::new(self.collect_enum_members()));
+        }
+        let enums = self.enum_members.clone().expect("collected");
+        enums.iter().find(|(c, _)| *c == class).map(|(_, members)| members.clone()).unwrap_or_default()
+    }
+
+    /// Notes that the unknown value of `value` was declared by `annotation` (in `file`): when
+    /// that names exactly one enum class of the tree (no `Optional`, no union), the value is
+    /// one of its members.
+    pub fn note_annotated(&mut self, value: &Value, file: FileId, annotation: &ruff_python_ast::Expr) {
+        let Value::Sym(s) = value else { return };
+        if self.enum_typed.contains_key(s) {
+            return;
+        }
+        let exact = matches!(
+            annotation,
+            ruff_python_ast::Expr::Name(_)
+                | ruff_python_ast::Expr::Attribute(_)
+                | ruff_python_ast::Expr::StringLiteral(_)
+        );
+        if !exact {
+            return;
+        }
+        let ctx = crate::resolve::Ctx::module(file);
+        let classes = self.resolver.annotation_classes(&ctx, annotation, &mut crate::resolve::Walk::default());
+        if let [class] = classes.as_slice() {
+            if self.is_enum(*class) && !self.enum_member_values(*class).is_empty() {
+                self.enum_typed.insert(*s, *class);
+            }
+        }
     }
 
     /// Whether `class` is an enum (an `Enum`, `IntEnum`, `StrEnum`, `Flag`... outside the tree
