@@ -416,6 +416,40 @@ impl Interp<'_, '_> {
 
     /// Evaluates a function of the tree with its parameters bound.
     pub fn call_function(&mut self, func: FuncId, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
+        let result = self.call_function_body(func, receiver, args, pc, loc);
+        if self.is_accessor(func) {
+            self.name_accessor_result(func, &result);
+        }
+        result
+    }
+
+    /// What an accessor (`get_moe_runner_backend()` returning `get_flags().moe.runner_backend`)
+    /// gave: the unknown value it read, which other reads of that path name too. It is also
+    /// named after the accessor (so the output and `--assume` can use either), and is of the
+    /// class the accessor declares it returns, when nothing else said what it is.
+    fn name_accessor_result(&mut self, func: FuncId, result: &G) {
+        let name = format!("{}()", self.index.function(func).name);
+        let declared = self.index.function(func).returns.clone().and_then(|r| {
+            let ctx = crate::resolve::Ctx::module(func.file);
+            self.resolver.annotation_classes(&ctx, &r, &mut crate::resolve::Walk::default()).into_iter().next()
+        });
+        for (_, value) in result.iter() {
+            let Value::Sym(s) = value else { continue };
+            let sym = &mut self.syms[*s as usize];
+            if !sym.aliases.contains(&name) {
+                sym.aliases.push(name.clone());
+            }
+            if sym.class_hint.is_none() {
+                sym.class_hint = declared;
+                if let Some(returns) = self.index.function(func).returns.clone() {
+                    self.note_annotated(value, func.file, &returns);
+                }
+            }
+            self.assume_by_alias(*s, &name);
+        }
+    }
+
+    fn call_function_body(&mut self, func: FuncId, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
         if self.stack.len() >= MAX_CALL_DEPTH {
             self.bound(Some(loc), format!("calls nested deeper than {MAX_CALL_DEPTH}"));
             return G::under(

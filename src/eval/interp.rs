@@ -437,6 +437,27 @@ impl<'r, 'a> Interp<'r, 'a> {
         cond
     }
 
+    /// An `--assume` naming `alias`, a name `s` got after atoms about it were made (an
+    /// accessor's result, named after the accessor when it returns): fixes those atoms too.
+    pub fn assume_by_alias(&mut self, s: SymId, alias: &str) {
+        let Some(assume) = self.assumes.iter().find(|a| names_match(&a.name, alias)) else { return };
+        assume.used.set(true);
+        let value = assume.value.clone();
+        let about: Vec<(usize, AtomKey)> = self
+            .conds
+            .atoms()
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| matches!(&a.key, AtomKey::Truthy(x) | AtomKey::Equals(x, _) | AtomKey::IsClass(x, _) if *x == s))
+            .map(|(i, a)| (i, a.key.clone()))
+            .collect();
+        for (atom, key) in about {
+            if let Some(holds) = assumed_truth(&key, &value) {
+                self.conds.fix(atom, holds);
+            }
+        }
+    }
+
     /// The condition under which `value` (one alternative) is truthy.
     pub fn truthy_value(&mut self, value: &Value, loc: Loc) -> Cond {
         match value {
@@ -926,9 +947,113 @@ impl<'r, 'a> Interp<'r, 'a> {
         if let Some(known) = self.enum_predicates.get(name) {
             return *known;
         }
-        let found = self.agreed_enum_method(name, |_| true).filter(|&f| self.is_predicate(f));
+        let found = self
+            .agreed_enum_method(name, |_| true)
+            .or_else(|| self.equivalent_enum_predicates(name))
+            .filter(|&f| self.is_predicate(f));
         self.enum_predicates.insert(name.to_string(), found);
         found
+    }
+
+    /// When several enums define a predicate `name` and every one tests the value against
+    /// the same member values (`is_flashinfer_trtllm` of the MoE, FP8 and FP4 runner backends,
+    /// each `self == X.FLASHINFER_TRTLLM` with the value `"flashinfer_trtllm"`), they say the
+    /// same thing of an unknown value: the first of them, in the order of the tree.
+    fn equivalent_enum_predicates(&mut self, name: &str) -> Option<FuncId> {
+        if self.enum_members.is_none() {
+            self.enum_members = Some(Rc::new(self.collect_enum_members()));
+        }
+        let enums = self.enum_members.clone().expect("collected");
+        let mut functions: Vec<FuncId> = Vec::new();
+        for (class, _) in enums.iter() {
+            let mro = self.resolver.mro(*class);
+            let method = mro.classes.iter().find_map(|c| {
+                self.index.class(*c).body.iter().find_map(|b| match b.kind {
+                    BindingKind::Function(f) if b.name.as_str() == name => Some(f),
+                    _ => None,
+                })
+            });
+            if let Some(f) = method {
+                if !functions.contains(&f) {
+                    functions.push(f);
+                }
+            }
+        }
+        functions.sort();
+        let mut tested: Option<Vec<Constant>> = None;
+        for &f in &functions {
+            let values = self.predicate_members(f)?;
+            match &tested {
+                None => tested = Some(values),
+                Some(known) if *known == values => {}
+                Some(_) => return None,
+            }
+        }
+        functions.first().copied()
+    }
+
+    /// The member values a one-line enum predicate compares `self` with (`return self ==
+    /// X.A`, `return self.value == X.A.value`, `return self in (X.A, X.B)`), sorted; `None`
+    /// for any other body.
+    fn predicate_members(&mut self, func: FuncId) -> Option<Vec<Constant>> {
+        use ruff_python_ast::{CmpOp, Expr, Stmt};
+        let module = self.index.file(func.file).ast();
+        let Some(Stmt::FunctionDef(def)) =
+            crate::syntax::stmt_with_range(&module.body, self.index.function(func).range)
+        else {
+            return None;
+        };
+        let body: Vec<&Stmt> =
+            def.body.iter().filter(|s| !matches!(s, Stmt::Expr(e) if e.value.is_string_literal_expr())).collect();
+        let [Stmt::Return(ret)] = body.as_slice() else { return None };
+        let Some(Expr::Compare(cmp)) = ret.value.as_deref() else { return None };
+        let (Some(op), Some(right)) = (cmp.ops.first(), cmp.comparators.first()) else { return None };
+        let is_self = |e: &Expr| match e {
+            Expr::Name(n) => n.id.as_str() == "self",
+            Expr::Attribute(a) => {
+                a.attr.as_str() == "value" && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "self")
+            }
+            _ => false,
+        };
+        if cmp.ops.len() != 1 || !is_self(&cmp.left) {
+            return None;
+        }
+        let ctx = crate::resolve::Ctx::function(func);
+        let mut member = |e: &Expr| -> Option<Constant> {
+            let e = match e {
+                Expr::Attribute(a) if a.attr.as_str() == "value" => &*a.value,
+                other => other,
+            };
+            let Expr::Attribute(attr) = e else { return None };
+            let classes = self.resolver.resolve(&ctx, &attr.value);
+            let class = classes.iter().find_map(|f| match f.def {
+                crate::resolve::Def::Class(c) if self.is_enum(c) => Some(c),
+                _ => None,
+            })?;
+            self.enum_member_value(class, attr.attr.as_str())
+        };
+        let mut values = match (op, right) {
+            (CmpOp::Eq | CmpOp::Is, e) => vec![member(e)?],
+            (CmpOp::In, Expr::Tuple(t)) => t.elts.iter().map(&mut member).collect::<Option<Vec<_>>>()?,
+            _ => return None,
+        };
+        values.sort_by_key(|c| c.to_string());
+        Some(values)
+    }
+
+    /// The value of member `name` of enum `class` (a literal or `auto()`).
+    fn enum_member_value(&self, class: ClassId, name: &str) -> Option<Constant> {
+        self.index.class(class).body.iter().find_map(|binding| {
+            let BindingKind::Value { value: Some(expr) } = &binding.kind else { return None };
+            if binding.name.as_str() != name {
+                return None;
+            }
+            if is_enum_auto(expr) {
+                Some(self.enum_auto_value(class, &binding.name))
+            } else {
+                crate::syntax::constant(expr)
+            }
+        })
     }
 
     /// The one function named `name` that the enums of the tree whose members pass `which`

@@ -42,6 +42,7 @@ pub struct Relevance {
     class_mentions: FxHashMap<ClassId, bool>,
     predicates: FxHashMap<FuncId, bool>,
     classifiers: FxHashMap<FuncId, bool>,
+    accessors: FxHashMap<FuncId, bool>,
 }
 
 impl Interp<'_, '_> {
@@ -95,7 +96,32 @@ impl Interp<'_, '_> {
                 return true;
             }
         }
-        self.is_factory(func) || self.mentions(func, 0) || self.is_predicate(func) || self.is_classifier(func)
+        self.is_factory(func)
+            || self.mentions(func, 0)
+            || self.is_predicate(func)
+            || self.is_classifier(func)
+            || self.is_accessor(func)
+    }
+
+    /// Whether `func` takes nothing and reads a setting: a few statements binding names to
+    /// attribute paths (`moe = get_flags().moe`), defaults filled in under simple tests, and
+    /// `return` of such a path. Named by the call, its answer would be a fresh atom beside
+    /// the path it reads (`get_moe_runner_backend()` beside `get_flags().moe.runner_backend`,
+    /// both read in the same forward pass); evaluated, it is that path.
+    pub(super) fn is_accessor(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.accessors.get(&func) {
+            return known;
+        }
+        let facts = self.index.function(func);
+        let found = facts.params.is_empty() && facts.class().is_none() && {
+            let module = self.index.file(func.file).ast();
+            matches!(
+                crate::syntax::stmt_with_range(&module.body, facts.range),
+                Some(Stmt::FunctionDef(def)) if is_accessor_body(&def.body)
+            )
+        };
+        self.relevance.accessors.insert(func, found);
+        found
     }
 
     /// Whether every `return` of `func` gives a string or number literal, `None` or a member of
@@ -377,6 +403,82 @@ fn collect_calls(body: &[ruff_python_ast::Stmt], out: &mut Vec<Expr>) {
 
 /// A body that is one `return` of a comparison or a boolean combination of comparisons over
 /// names, attributes and constants (no calls).
+/// The statements of an accessor (see `Interp::is_accessor`): at most six, each binding a name
+/// to an attribute path, assigning a default under a simple test, or returning a path; at
+/// least one `return` of a path.
+fn is_accessor_body(body: &[Stmt]) -> bool {
+    /// `a`, `a.b`, `f()`, `f().b.c`: names, attributes and calls without arguments.
+    fn path(expr: &Expr) -> bool {
+        match expr {
+            Expr::Name(_) => true,
+            Expr::Attribute(a) => path(&a.value),
+            Expr::Call(c) => c.arguments.is_empty() && path(&c.func),
+            _ => false,
+        }
+    }
+    fn test(expr: &Expr) -> bool {
+        match expr {
+            Expr::Compare(c) => path(&c.left) && c.comparators.iter().all(|e| path(e) || e.is_literal_expr()),
+            Expr::UnaryOp(u) => test(&u.operand),
+            e => path(e),
+        }
+    }
+    fn simple_assign(stmt: &Stmt) -> bool {
+        match stmt {
+            Stmt::Assign(a) => {
+                a.targets.iter().all(|t| matches!(t, Expr::Name(_) | Expr::Attribute(_)))
+                    && (path(&a.value) || a.value.is_literal_expr())
+            }
+            _ => false,
+        }
+    }
+    let body = match body {
+        [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
+        _ => body,
+    };
+    /// The name or call a path starts at.
+    fn root(expr: &Expr) -> &Expr {
+        match expr {
+            Expr::Attribute(a) => root(&a.value),
+            other => other,
+        }
+    }
+    // Locals bound to a path that starts at a call (`moe = get_flags().moe`).
+    let mut from_calls: Vec<&str> = Vec::new();
+    let read_through_call = |expr: &Expr, from_calls: &[&str]| match root(expr) {
+        Expr::Call(_) => true,
+        Expr::Name(n) => from_calls.contains(&n.id.as_str()),
+        _ => false,
+    };
+    let mut returns_path = false;
+    let ok = body.len() <= 6
+        && body.iter().all(|stmt| match stmt {
+            // A module global read directly (`return _forward_context`) may be rebound at run
+            // time by code the evaluation does not see run; a setting read through a call is
+            // an unknown value in any case.
+            Stmt::Return(ret) => {
+                let reads = ret.value.as_deref().is_some_and(|v| path(v) && read_through_call(v, &from_calls));
+                returns_path |= reads;
+                reads
+            }
+            Stmt::Assign(a) if a.targets.len() == 1 && matches!(&a.targets[0], Expr::Name(_)) && path(&a.value) => {
+                if let (Expr::Name(n), true) = (&a.targets[0], read_through_call(&a.value, &from_calls)) {
+                    from_calls.push(n.id.as_str());
+                }
+                true
+            }
+            Stmt::If(i) => {
+                test(&i.test)
+                    && i.elif_else_clauses.is_empty()
+                    && i.body.iter().all(|s| {
+                        simple_assign(s) || matches!(s, Stmt::Return(r) if r.value.as_deref().is_some_and(path))
+                    })
+            }
+            other => simple_assign(other),
+        });
+    ok && returns_path
+}
+
 fn is_simple_predicate(body: &[Stmt]) -> bool {
     fn simple(expr: &Expr) -> bool {
         match expr {

@@ -965,3 +965,16 @@ fn a_value_declared_as_an_enum_is_one_of_its_members() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert!(rows(&out).iter().all(|r| r.0 == "ONCE"), "{}", out.stdout);
 }
+
+#[test]
+fn a_setting_read_through_a_getter_is_the_setting() {
+    // `get_kernel_kind()` returns `get_flags().moe.kernel_kind` (filling in a default): one
+    // value read two ways, so the fused kernel and the block's multiply exclude each other.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.accessor.AccessorMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    // And the getter's name fixes it as well as the path's.
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.accessor.AccessorMoE", "--assume", "get_kernel_kind()=fused"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out).len(), 1, "{}", out.stdout);
+}
