@@ -813,7 +813,11 @@ impl Interp<'_, '_> {
             // Enum members are represented by their values: `member.value` is the member.
             // (No other constant has a `value` attribute.)
             Value::Const(c) if attr == "value" && !matches!(c, Constant::None) => G::under(pc.clone(), value.clone()),
-            Value::Sym(s) if attr == "value" && self.syms[*s as usize].class_hint.is_some_and(|c| self.is_enum(c)) => {
+            Value::Sym(s)
+                if attr == "value"
+                    && (self.syms[*s as usize].class_hint.is_some_and(|c| self.is_enum(c))
+                        || self.enum_valued.contains(s)) =>
+            {
                 G::under(pc.clone(), value.clone())
             }
             Value::Sym(s) => {
@@ -831,6 +835,9 @@ impl Interp<'_, '_> {
                 }
                 if self.syms[*s as usize].class_hint.is_none() {
                     if let Some(predicate) = self.unique_enum_predicate(attr) {
+                        // Asked an enum's predicate, the value is taken for a member of it:
+                        // its `.value` (what predicates compare) is itself.
+                        self.enum_valued.insert(*s);
                         return G::under(*pc, Value::Bound(predicate, Box::new(value.clone())));
                     }
                 }
@@ -941,6 +948,9 @@ impl Interp<'_, '_> {
             other => other,
         };
         let Some(class) = class else {
+            if self.pipeline_state == Some(id) && !DICT_METHODS.contains(&attr) {
+                return self.state_entry(id, attr, pc, loc);
+            }
             return match field.as_ref() {
                 Some(g) => g.restrict(&self.conds, pc),
                 None => G::under(pc.clone(), Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))),
@@ -1059,6 +1069,36 @@ impl Interp<'_, '_> {
             }
         }
         out
+    }
+
+    /// Writes entry `key` of the pipeline's state (gated like any write into an older object).
+    fn set_state_entry(&mut self, id: HeapId, key: &str, value: G, pc: &Cond) {
+        let pc = self.gate(id, pc);
+        let value = value.restrict(&self.conds, &pc);
+        self.touch(id);
+        if let ObjKind::Dict(mut entries) = self.heap[id as usize].kind.clone() {
+            set_entry(&mut entries, key, value, self, &pc);
+            self.heap[id as usize].kind = ObjKind::Dict(entries);
+        }
+    }
+
+    /// Entry `key` of the pipeline's state read as an attribute: where no stage set it, data
+    /// from stages not evaluated (as `state.pop(key)` gives).
+    fn state_entry(&mut self, id: HeapId, key: &str, pc: &Cond, loc: Loc) -> G {
+        let ObjKind::Dict(entries) = self.read_object(id).kind.clone() else { return G::empty() };
+        let key = Value::Const(Constant::Str(key.to_string()));
+        let mut found = self.dict_lookup(&entries, &key, false, pc, loc);
+        let missing: Vec<Cond> = found
+            .0
+            .iter()
+            .filter(|(_, v)| matches!(v, Value::Unknown(r) if r.contains("missing")))
+            .map(|(c, _)| *c)
+            .collect();
+        found.0.retain(|(_, v)| !matches!(v, Value::Unknown(r) if r.contains("missing")));
+        for c in missing {
+            found.push(&self.conds, c, Value::Num(Rc::new(Num::plain_tensor())));
+        }
+        found
     }
 
     /// The `__getattr__` a class of the tree defines for itself (not `object`'s).
@@ -1246,7 +1286,13 @@ impl Interp<'_, '_> {
                 for (c, v) in base.0.clone() {
                     if let Value::Obj(id) = v {
                         let restricted = value.restrict(&self.conds, &c);
-                        self.set_field(id, &name, restricted, &c);
+                        if self.pipeline_state == Some(id) {
+                            // The pipeline's state is a dict read and written as attributes
+                            // (`state.topk_output = ...`, later `state.pop("topk_output")`).
+                            self.set_state_entry(id, name.as_str(), restricted, &c);
+                        } else {
+                            self.set_field(id, &name, restricted, &c);
+                        }
                     }
                 }
             }
@@ -1409,6 +1455,10 @@ fn tuple_key_parts(key: &str) -> Option<Vec<Constant>> {
 }
 
 /// Sets dict entry `key` to `value` under `pc` (the old entry survives where `pc` fails).
+/// Methods of `dict`: on the pipeline's state these are methods, any other attribute an entry.
+const DICT_METHODS: &[&str] =
+    &["pop", "get", "update", "setdefault", "keys", "values", "items", "clear", "copy", "popitem", "__contains__"];
+
 pub fn set_entry(entries: &mut Vec<(Rc<str>, G)>, key: &str, value: G, interp: &Interp, pc: &Cond) {
     match entries.iter_mut().find(|(k, _)| k.as_ref() == key) {
         Some((_, old)) => {

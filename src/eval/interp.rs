@@ -244,6 +244,8 @@ pub struct Interp<'r, 'a> {
     pub enum_typed: FxHashMap<SymId, ClassId>,
     /// Those whose "one of the members" constraint is in place.
     pub enum_constrained: rustc_hash::FxHashSet<SymId>,
+    /// Untyped unknown values asked an enum's predicate: taken for members (see `getattr`).
+    pub enum_valued: rustc_hash::FxHashSet<SymId>,
     /// A function to evaluate even if it looks irrelevant (a deferred call being made).
     pub force: Option<FuncId>,
     /// Above zero while a `__getattr__` runs: its raise means "no such attribute" (which
@@ -318,6 +320,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             enum_predicates: FxHashMap::default(),
             enum_typed: FxHashMap::default(),
             enum_constrained: rustc_hash::FxHashSet::default(),
+            enum_valued: rustc_hash::FxHashSet::default(),
             force: None,
             raises_muted: 0,
             apart: 0,

@@ -279,7 +279,15 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
     } else {
         None
     };
-    for method in &methods {
+    // What the state holds before the last stage: the pipeline's output is what that stage
+    // writes (earlier stages leave intermediate results there: routing, dispatch records).
+    let mut before_last: Vec<(Rc<str>, G)> = Vec::new();
+    for (i, method) in methods.iter().enumerate() {
+        if let (Some(Value::Obj(id)), true) = (&state, i + 1 == methods.len()) {
+            if let ObjKind::Dict(entries) = &interp.heap[*id as usize].kind {
+                before_last = entries.clone();
+            }
+        }
         let bound = interp.getattr_g(&object, method, &tt, entry_loc);
         let Some(func) = bound.iter().find_map(|(_, v)| if let Value::Bound(f, _) = v { Some(*f) } else { None })
         else {
@@ -291,9 +299,15 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
             output.extend(&interp.conds, result);
         }
     }
-    // A pipeline's output is what its state holds at the end.
-    if let Some(state) = state {
-        output.extend(&interp.conds, G::one(&interp.conds, state));
+    // A pipeline's output is what its last stage wrote into the state.
+    if let Some(Value::Obj(id)) = state {
+        let ObjKind::Dict(entries) = interp.heap[id as usize].kind.clone() else { unreachable!("the state is a dict") };
+        let written: Vec<(Rc<str>, G)> = entries
+            .into_iter()
+            .filter(|(key, g)| !before_last.iter().any(|(k, old)| k == key && old.same_as(g)))
+            .collect();
+        let written = interp.alloc(ObjKind::Dict(written), entry_loc);
+        output.extend(&interp.conds, G::one(&interp.conds, Value::Obj(written)));
     }
     Ok(answer(&interp, &options, methods, &output))
 }

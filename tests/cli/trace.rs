@@ -978,3 +978,37 @@ fn a_setting_read_through_a_getter_is_the_setting() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out).len(), 1, "{}", out.stdout);
 }
+
+#[test]
+fn predicates_comparing_the_value_of_an_untyped_backend_are_about_the_backend() {
+    // `self.value == ValueKind.SPLIT.value` asked of `flags.kernel`: an equality of the backend
+    // itself (exclusive with the other predicate), which the backend's assumption decides.
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.value_predicates.ValuePredicateMoE"]);
+    let table = rows(&out);
+    assert!(!table.iter().any(|r| r.0 == "TWICE"), "{table:?}");
+    assert!(table.contains(&("ONCE".into(), 1, "flags.kernel == \"split\"".into())), "{table:?}");
+    let (code, verdict, out) = trace(
+        "trace/router",
+        &["--entry", "gate.value_predicates.ValuePredicateMoE", "--assume", "flags.kernel=split"],
+    );
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
+
+#[test]
+fn an_overlap_epilogue_that_scales_regardless_doubles_with_the_fused_kernel() {
+    // Stages sharing a state written as attributes (`state.topk_output = ...`) and popped by
+    // key; the output is what the last stage writes. The epilogue multiplies even when the
+    // fused kernel folded the factor into the weights: TWICE there (SGLang PR 35152); with the
+    // forward's guard, ONCE.
+    let methods = "op_select_experts,op_experts,op_output";
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.overlap.OverlapMoE", "--methods", methods]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.fused_kernel".into()), ("TWICE".into(), 2, "config.fused_kernel".into())]
+    );
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.overlap.GuardedOverlapMoE", "--methods", methods]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
