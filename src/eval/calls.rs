@@ -418,7 +418,7 @@ impl Interp<'_, '_> {
     pub fn call_function(&mut self, func: FuncId, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
         let result = self.call_function_body(func, receiver, args, pc, loc);
         if self.is_accessor(func) {
-            self.name_accessor_result(func, &result);
+            return self.name_accessor_result(func, result);
         }
         result
     }
@@ -427,7 +427,7 @@ impl Interp<'_, '_> {
     /// gave: the unknown value it read, which other reads of that path name too. It is also
     /// named after the accessor (so the output and `--assume` can use either), and is of the
     /// class the accessor declares it returns, when nothing else said what it is.
-    fn name_accessor_result(&mut self, func: FuncId, result: &G) {
+    fn name_accessor_result(&mut self, func: FuncId, result: G) -> G {
         let name = format!("{}()", self.index.function(func).name);
         let declared = self.index.function(func).returns.clone().and_then(|r| {
             let ctx = crate::resolve::Ctx::module(func.file);
@@ -447,6 +447,7 @@ impl Interp<'_, '_> {
             }
             self.assume_by_alias(*s, &name);
         }
+        result
     }
 
     fn call_function_body(&mut self, func: FuncId, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
@@ -1419,7 +1420,7 @@ impl Interp<'_, '_> {
 
     /// The tensors a value holds: itself, or the items of a tuple and the fields and items of
     /// an object, a few levels down.
-    fn held_tensors(&self, value: &Value, depth: usize, seen: &mut Vec<HeapId>, out: &mut Vec<Rc<Num>>) {
+    pub(super) fn held_tensors(&self, value: &Value, depth: usize, seen: &mut Vec<HeapId>, out: &mut Vec<Rc<Num>>) {
         if depth > 4 {
             return;
         }

@@ -834,6 +834,13 @@ impl Interp<'_, '_> {
                     return g;
                 }
                 if self.syms[*s as usize].class_hint.is_none() {
+                    // Assumed to be an enum member's value: that member's methods.
+                    if let Some(member) = self.assumed_constant(*s) {
+                        if let Some(method) = self.enum_member_method(&member, attr) {
+                            self.enum_valued.insert(*s);
+                            return G::under(*pc, Value::Bound(method, Box::new(value.clone())));
+                        }
+                    }
                     if let Some(predicate) = self.unique_enum_predicate(attr) {
                         // Asked an enum's predicate, the value is taken for a member of it:
                         // its `.value` (what predicates compare) is itself.

@@ -440,6 +440,20 @@ impl<'r, 'a> Interp<'r, 'a> {
         cond
     }
 
+    /// Whether an `--assume` gives the unknown value `s` a constant (by its name or an alias).
+    pub fn is_assumed_constant(&self, s: SymId) -> bool {
+        self.assumed_constant(s).is_some()
+    }
+
+    /// The constant an `--assume` gives the unknown value `s` (by its name or an alias).
+    pub fn assumed_constant(&self, s: SymId) -> Option<Constant> {
+        let sym = &self.syms[s as usize];
+        std::iter::once(&sym.display).chain(sym.aliases.iter()).find_map(|n| match self.assumption(n) {
+            Some(Assume { value: AssumedValue::Const(c), .. }) => Some(c.clone()),
+            _ => None,
+        })
+    }
+
     /// An `--assume` naming `alias`, a name `s` got after atoms about it were made (an
     /// accessor's result, named after the accessor when it returns): fixes those atoms too.
     pub fn assume_by_alias(&mut self, s: SymId, alias: &str) {

@@ -43,6 +43,7 @@ pub struct Relevance {
     predicates: FxHashMap<FuncId, bool>,
     classifiers: FxHashMap<FuncId, bool>,
     accessors: FxHashMap<FuncId, bool>,
+    handovers: FxHashMap<ClassId, Vec<ruff_python_ast::name::Name>>,
 }
 
 impl Interp<'_, '_> {
@@ -96,11 +97,137 @@ impl Interp<'_, '_> {
                 return true;
             }
         }
+        if self.hands_over_scaled_data(func, receiver, args) {
+            return true;
+        }
+        // A method of a known enum member with known arguments (`MoeA2ABackend.DEEPEP
+        // .is_mori_epv2()`, or the backend `--assume` fixed) computes structure: cheaper
+        // evaluated than named, and exact.
+        let known_member = match receiver {
+            Some(Value::Const(c)) => !matches!(c, crate::syntax::Constant::None),
+            Some(Value::Sym(s)) => self.is_assumed_constant(*s),
+            _ => false,
+        };
+        if known_member && args.all_values().all(|g| g.iter().all(|(_, v)| matches!(v, Value::Const(_)))) {
+            return true;
+        }
         self.is_factory(func)
             || self.mentions(func, 0)
             || self.is_predicate(func)
             || self.is_classifier(func)
             || self.is_accessor(func)
+    }
+
+    /// Whether a method of an object of the tree passes scaled data from one call to a later
+    /// one through the object (`dispatch_a(hidden_states, topk_output)` keeping its result in
+    /// `self._dispatch_intermediate_state`, `dispatch_b()` returning it): it is handed scaled
+    /// data and writes an attribute other methods read, or it reads such an attribute while
+    /// the object holds scaled data there. Skipped, the data it keeps would be lost.
+    fn hands_over_scaled_data(&mut self, func: FuncId, receiver: Option<&Value>, args: &Args) -> bool {
+        let Some(Value::Obj(id)) = receiver else { return false };
+        let (ObjKind::Instance(class) | ObjKind::Abstract(class, _)) = self.heap[*id as usize].kind else {
+            return false;
+        };
+        if self.index.function(func).name.as_str() == "__init__" {
+            return false;
+        }
+        let handed = self.handover_attributes(class);
+        let facts = self.index.function(func);
+        let text = &self.index.file(func.file).text[facts.range.start as usize..facts.range.end as usize];
+        let writes = self.index.class(class).attr_writes.iter().any(|w| w.method == func && handed.contains(&w.name));
+        let handed_data = self.scaled_data_in(args);
+        if handed_data && !writes && self.unbuilt.contains_key(id) {
+            // What it holds is only known once it is built (it would be, to run the method).
+            let created = self.heap[*id as usize].created;
+            self.build_skipped(*id, created);
+        }
+        // (Handed on by a wrapper to an object it holds that keeps state.)
+        if handed_data && (writes || self.below(*id, &mut |this, class, _| !this.handover_attributes(class).is_empty()))
+        {
+            return true;
+        }
+        let object = self.read_object(*id);
+        let reads_back = handed.iter().any(|name| {
+            text.contains(&format!("self.{name}"))
+                && object.fields.get(name).is_some_and(|g| g.iter().any(|(_, v)| self.holds_scaled(v)))
+        });
+        // A wrapper's method (`MaybeTboDeepEPDispatcher.dispatch_b` calling its inner
+        // dispatcher's) hands back what an object it holds keeps.
+        reads_back
+            || self.below(*id, &mut |this, class, child| {
+                let handed = this.handover_attributes(class);
+                let object = this.read_object(child);
+                handed
+                    .iter()
+                    .any(|name| object.fields.get(name).is_some_and(|g| g.iter().any(|(_, v)| this.holds_scaled(v))))
+            })
+    }
+
+    /// Whether an object of the tree held by `id` (through fields and list items, a few
+    /// levels down) passes `test` (given its class and itself).
+    fn below(&mut self, id: HeapId, test: &mut dyn FnMut(&mut Self, ClassId, HeapId) -> bool) -> bool {
+        let mut seen = vec![id];
+        let mut frontier = vec![(id, 0usize)];
+        while let Some((at, depth)) = frontier.pop() {
+            if depth > 3 {
+                continue;
+            }
+            let children: Vec<HeapId> = {
+                let object = self.read_object(at);
+                let mut values: Vec<&G> = object.fields.values().collect();
+                if let ObjKind::List(items) = &object.kind {
+                    values.extend(items.iter());
+                }
+                values
+                    .iter()
+                    .flat_map(|g| g.iter())
+                    .filter_map(|(_, v)| if let Value::Obj(o) = v { Some(*o) } else { None })
+                    .collect()
+            };
+            for child in children {
+                if seen.contains(&child) {
+                    continue;
+                }
+                seen.push(child);
+                if let ObjKind::Instance(class) | ObjKind::Abstract(class, _) = self.heap[child as usize].kind {
+                    if test(self, class, child) {
+                        return true;
+                    }
+                }
+                frontier.push((child, depth + 1));
+            }
+        }
+        false
+    }
+
+    /// The attributes of `class` that a method other than `__init__` writes.
+    fn handover_attributes(&mut self, class: ClassId) -> Vec<ruff_python_ast::name::Name> {
+        if let Some(known) = self.relevance.handovers.get(&class) {
+            return known.clone();
+        }
+        let mut names: Vec<ruff_python_ast::name::Name> = self
+            .index
+            .class(class)
+            .attr_writes
+            .iter()
+            .filter(|w| self.index.function(w.method).name.as_str() != "__init__")
+            .map(|w| w.name.clone())
+            .collect();
+        names.sort();
+        names.dedup();
+        self.relevance.handovers.insert(class, names.clone());
+        names
+    }
+
+    /// Whether arguments hold data the traced value scaled (directly or in a record).
+    fn scaled_data_in(&self, args: &Args) -> bool {
+        args.all_values().chain(args.splats.iter()).any(|g| g.iter().any(|(_, v)| self.holds_scaled(v)))
+    }
+
+    fn holds_scaled(&self, value: &Value) -> bool {
+        let mut held = Vec::new();
+        self.held_tensors(value, 0, &mut Vec::new(), &mut held);
+        held.iter().any(|n| n.parts.iter().any(|p| p.exp != 0))
     }
 
     /// Whether `func` takes nothing and reads a setting: a few statements binding names to
@@ -336,6 +463,31 @@ impl Interp<'_, '_> {
                 found = true;
                 break;
             }
+        }
+        // A function choosing which class to build (`create_moe_dispatcher` returning a
+        // `StandardDispatcher(...)` or a `DeepEPDispatcher(...)` by backend): every `return`
+        // builds an object of a class of the tree, of at least two classes. Which one it is
+        // decides what its methods do later.
+        if !found {
+            let mut built: Vec<crate::index::ClassId> = Vec::new();
+            let mut all_build = !scope.returns.is_empty();
+            for ret in scope.returns.iter() {
+                let class = match ret.value.as_deref() {
+                    Some(Expr::Call(call)) => {
+                        self.resolver.resolve(&ctx, &call.func).iter().find_map(|f| match f.def {
+                            Def::Class(c) => Some(c),
+                            _ => None,
+                        })
+                    }
+                    _ => None,
+                };
+                match class {
+                    Some(c) if !built.contains(&c) => built.push(c),
+                    Some(_) => {}
+                    None => all_build = false,
+                }
+            }
+            found = all_build && built.len() >= 2;
         }
         self.relevance.factories.insert(func, found);
         found

@@ -1012,3 +1012,23 @@ fn an_overlap_epilogue_that_scales_regardless_doubles_with_the_fused_kernel() {
         trace("trace/router", &["--entry", "gate.overlap.GuardedOverlapMoE", "--methods", methods]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
 }
+
+#[test]
+fn any_method_of_an_assumed_member_is_evaluated() {
+    // `is_fused_fast()` calls another predicate and a flag getter: not a one-line comparison,
+    // but with `get_kernel_kind()` assumed it is computed, not left as an atom of its own.
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.accessor.CompoundPredicateMoE", "--assume", "get_kernel_kind()=auto"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["atoms"], serde_json::json!([]), "{}", out.stdout);
+}
+
+#[test]
+fn data_handed_to_an_object_comes_back_from_its_next_call() {
+    // `dispatch_a(weights=...)` keeps the routing weights in the dispatcher (directly, or in
+    // the inner one a wrapper holds), `dispatch_b()` gives them back: the factor the router
+    // folded into them reaches the output, so the block's own multiply makes it ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.handover.HandoverMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]), "{}", out.stdout);
+}
