@@ -749,9 +749,13 @@ impl<'r, 'a> Interp<'r, 'a> {
             merged.extend(&self.conds, out.restrict(&self.conds, &guard.not()));
             out = merged;
         }
-        // A value that depends on the outside world is one named symbol.
+        // A value that depends on the outside world is one named symbol; so is a global that
+        // starts as `None` and that a function of the module sets (`global _TP`): `None` only
+        // says it is not initialized yet, and at run time it is whatever was set.
         let informative = out.iter().all(|(_, v)| !matches!(v, Value::Unknown(_) | Value::Num(_)));
-        if !informative || out.is_empty() {
+        let set_later = matches!(out.single(), Some(Value::Const(Constant::None)))
+            && self.index.file(file).facts.rebound_globals.iter().any(|n| n.as_str() == name);
+        if !informative || out.is_empty() || set_later {
             let display = name.to_string();
             let value = self.sym(SymKey::Global(file, Name::new(name)), display, None);
             return G::one(&self.conds, value);

@@ -198,6 +198,9 @@ impl<'a> Collector<'a> {
                     self.dunder_all(std::slice::from_ref(assign.target.as_ref()), &assign.value, true);
                 }
             }
+            Stmt::Global(node) if matches!(scope, Scope::Function { .. }) => {
+                self.facts.rebound_globals.extend(node.names.iter().map(|n| n.id.clone()));
+            }
             Stmt::For(node) => self.assign_target(&node.target, None, stmt.range(), scope, guards, false),
             Stmt::With(node) => {
                 for item in &node.items {

@@ -229,4 +229,7 @@ pub struct FileFacts {
     pub dunder_all: Option<Vec<Name>>,
     pub classes: Vec<ClassFacts>,
     pub functions: Vec<FunctionFacts>,
+    /// Module-level names a function of the module declares `global` (and so may rebind at
+    /// run time: `_TP = ...` in `initialize_model_parallel`).
+    pub rebound_globals: Vec<ruff_python_ast::name::Name>,
 }

@@ -1032,3 +1032,13 @@ fn data_handed_to_an_object_comes_back_from_its_next_call() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(out.json()["unresolved"], serde_json::json!([]), "{}", out.stdout);
 }
+
+#[test]
+fn a_global_set_by_an_initialization_function_is_not_its_initial_none() {
+    // `_TP = None`, set by `initialize_tensor_parallel` (`global _TP`): `assert _TP is not
+    // None` in the getter is a check, not the end of every configuration.
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.initialized.InitializedMoE"]);
+    let table = rows(&out);
+    assert_eq!(table.len(), 1, "{}", out.stdout);
+    assert_eq!((table[0].1, table[0].2.as_str()), (1, "always"), "{}", out.stdout);
+}
