@@ -488,3 +488,28 @@ fn sglang_0_4_9_post2_never_applies_the_factor_with_modelopt_fp4() {
         "global_server_args_dict[\"enable_deepep_moe\"] or global_server_args_dict[\"enable_flashinfer_moe\"] or not global_server_args_dict[\"enable_ep_moe\"]"
     );
 }
+
+#[test]
+fn sglang_0_4_9_the_whole_model_is_answered_at_its_moe_blocks() {
+    // The whole DeepSeek model of 0.4.9.post4: its output goes through the decoder layers and
+    // the logits, so the question is answered at the MoE block inside it (`blocks`), and that
+    // answer is the block's own (the expert-parallel bug above).
+    let Some(tree) = fetch("0.4.9.post4") else { return };
+    let mut args = vec!["routed_scaling_factor", "--entry", "sglang.srt.models.deepseek_v2.DeepseekV2ForCausalLM"];
+    let quant = "quant_config=None";
+    for assume in OLD_CUDA.iter().chain(&[quant]) {
+        args.extend(["--assume", assume]);
+    }
+    let model = trace(&tree, &args);
+    assert_evaluated_to_the_end(&model);
+    let blocks = model["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{model:#}");
+    assert_eq!(blocks[0]["entry"], "sglang.srt.models.deepseek_v2.DeepseekV2MoE");
+    assert_eq!(model["verdict"], blocks[0]["verdict"]);
+    let products = problem_products(&blocks[0]);
+    assert!(!products.is_empty(), "{model:#}");
+    for product in products {
+        assert!(holds(&product, "global_server_args_dict[\"enable_ep_moe\"]", true), "{product}");
+        assert!(!holds(&product, "global_server_args_dict[\"enable_deepep_moe\"]", true), "{product}");
+    }
+}

@@ -416,11 +416,50 @@ impl Interp<'_, '_> {
 
     /// Evaluates a function of the tree with its parameters bound.
     pub fn call_function(&mut self, func: FuncId, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
+        let block = self.block_called(func, receiver.as_ref());
+        if block.is_some() {
+            self.in_block += 1;
+        }
         let result = self.call_function_body(func, receiver, args, pc, loc);
+        if let Some(class) = block {
+            // Conditions relative to the call: the block's answer is for whenever it runs,
+            // not for the ways the model reaches it (pipeline ranks, layer kinds before it).
+            self.in_block -= 1;
+            let entry = self.blocks.entry(class).or_default();
+            for (c, v) in result.iter() {
+                entry.push((*c, v.clone()));
+            }
+        }
         if self.is_accessor(func) {
             return self.name_accessor_result(func, result);
         }
         result
+    }
+
+    /// The class of a block whose `forward` this call runs: a module other than the entry that
+    /// holds the traced value itself (`self.routed_scaling_factor`), called on the forward path
+    /// outside any other block. Its output is what the question asks about when the entry is
+    /// a whole model, whose own output went through norms, heads and sums since.
+    fn block_called(&self, func: FuncId, receiver: Option<&Value>) -> Option<ClassId> {
+        if self.in_block > 0 || !self.loaded_phase_done || self.index.function(func).name.as_str() != "forward" {
+            return None;
+        }
+        // An entry that holds the value is the block itself.
+        let Some(entry) = self.entry_object else { return None };
+        if self.holds_traced_value(entry) {
+            return None;
+        }
+        let Some(Value::Obj(id)) = receiver else { return None };
+        let ObjKind::Instance(class) = self.heap[*id as usize].kind else { return None };
+        self.holds_traced_value(*id).then_some(class)
+    }
+
+    /// Whether an object keeps the traced value itself in a field of its name.
+    fn holds_traced_value(&self, id: HeapId) -> bool {
+        self.heap[id as usize]
+            .fields
+            .get(self.traced.name.as_str())
+            .is_some_and(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced())))
     }
 
     /// What an accessor (`get_moe_runner_backend()` returning `get_flags().moe.runner_backend`)

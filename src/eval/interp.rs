@@ -246,6 +246,15 @@ pub struct Interp<'r, 'a> {
     pub enum_constrained: rustc_hash::FxHashSet<SymId>,
     /// Untyped unknown values asked an enum's predicate: taken for members (see `getattr`).
     pub enum_valued: rustc_hash::FxHashSet<SymId>,
+    /// What the blocks that hold the traced value returned, per class, under conditions
+    /// relative to their calls: the modules of a larger entry (a decoder layer's MoE) whose own
+    /// output is the question (see `calls::block_called`).
+    pub blocks: std::collections::BTreeMap<ClassId, Vec<(Cond, Value)>>,
+    /// Calls of such blocks in progress: a block's own parts (its top-k, its experts, which
+    /// hold the value too) are not blocks of their own.
+    pub in_block: usize,
+    /// The entry object (not a block of itself).
+    pub entry_object: Option<HeapId>,
     /// A function to evaluate even if it looks irrelevant (a deferred call being made).
     pub force: Option<FuncId>,
     /// Above zero while a `__getattr__` runs: its raise means "no such attribute" (which
@@ -321,6 +330,9 @@ impl<'r, 'a> Interp<'r, 'a> {
             enum_typed: FxHashMap::default(),
             enum_constrained: rustc_hash::FxHashSet::default(),
             enum_valued: rustc_hash::FxHashSet::default(),
+            blocks: std::collections::BTreeMap::new(),
+            in_block: 0,
+            entry_object: None,
             force: None,
             raises_muted: 0,
             apart: 0,

@@ -61,6 +61,10 @@ pub struct TraceReport {
     pub verdicts: Vec<VerdictGroup>,
     /// One row per group of configurations with the same outcome and the same sites.
     pub rows: Vec<Row>,
+    /// When the entry is larger than the blocks that hold the value (a whole model and its
+    /// MoE layers): the answer for each such block's output, which `verdict` is about.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<TraceReport>,
     /// The atoms the rows' conditions are made of.
     pub atoms: Vec<AtomOut>,
     pub assumptions: Vec<AssumptionOut>,
@@ -266,6 +270,7 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
     };
     let first_built = interp.heap.len() as HeapId;
     let object = interp.construct(entry, init_args, &tt, entry_loc);
+    interp.entry_object = object.iter().find_map(|(_, v)| if let Value::Obj(id) = v { Some(*id) } else { None });
     let built = first_built..interp.heap.len() as HeapId;
     interp.after_loading(built, entry_loc);
     interp.loaded_phase_done = true;
@@ -309,7 +314,37 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
         let written = interp.alloc(ObjKind::Dict(written), entry_loc);
         output.extend(&interp.conds, G::one(&interp.conds, Value::Obj(written)));
     }
-    Ok(answer(&interp, &options, methods, &output))
+    let mut report = answer(&interp, &options, methods, &output);
+    // The blocks inside the entry that hold the value (the MoE layers of a whole model): each
+    // answered on its own output, and the verdict is theirs.
+    let blocks: Vec<(ClassId, Vec<(Cond, Value)>)> = std::mem::take(&mut interp.blocks).into_iter().collect();
+    for (class, alternatives) in blocks {
+        let mut g = G::empty();
+        for (c, v) in alternatives {
+            g.push(&interp.conds, c, v);
+        }
+        let block_options = TraceOptions { entry: class, methods: vec!["forward".into()], ..options.clone() };
+        report.blocks.push(answer(&interp, &block_options, vec!["forward".into()], &g));
+    }
+    report.blocks.sort_by(|a, b| a.entry.cmp(&b.entry));
+    if !report.blocks.is_empty() {
+        report.verdict = combined(report.blocks.iter().map(|b| b.verdict));
+    }
+    Ok(report)
+}
+
+/// The verdict over several answers: ONCE when all are; the kind of the problem answers when
+/// they agree; MIXED when they do not; UNKNOWN when only unknown answers keep it from ONCE.
+fn combined(verdicts: impl Iterator<Item = Verdict>) -> Verdict {
+    let verdicts: BTreeSet<Verdict> = verdicts.collect();
+    let problems: Vec<Verdict> =
+        verdicts.iter().copied().filter(|v| !matches!(v, Verdict::Once | Verdict::Unknown)).collect();
+    match problems.as_slice() {
+        [] if verdicts.contains(&Verdict::Unknown) || verdicts.is_empty() => Verdict::Unknown,
+        [] => Verdict::Once,
+        [one] => *one,
+        _ => Verdict::Mixed,
+    }
 }
 
 /// Arguments for the entry method: data for parameters without defaults (objects of the tree
@@ -708,6 +743,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         verdict,
         verdicts,
         rows,
+        blocks: Vec::new(),
         atoms,
         assumptions,
         untouched_outputs,

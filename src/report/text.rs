@@ -330,8 +330,49 @@ fn literal(lit: &crate::eval::report::Literal) -> String {
 }
 
 pub fn trace(report: &crate::eval::TraceReport) -> String {
-    use crate::eval::report::{SiteOut, Verdict};
     let mut out = String::new();
+    if report.blocks.is_empty() {
+        trace_output(&mut out, report, true);
+        return out;
+    }
+    // A whole model: the question is about the blocks that hold the value.
+    let verdict_name = |v: crate::eval::report::Verdict| {
+        serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    };
+    let _ = writeln!(
+        out,
+        "{} in {}.{}: {}",
+        report.value,
+        report.entry,
+        report.methods.join(", "),
+        verdict_name(report.verdict)
+    );
+    let _ = writeln!(out, "  on the output of each block that holds it:");
+    for block in &report.blocks {
+        let _ = writeln!(out, "    {}.forward: {}", block.entry, verdict_name(block.verdict));
+    }
+    for block in &report.blocks {
+        let _ = writeln!(
+            out,
+            "
+== block {} ==",
+            block.entry
+        );
+        trace_output(&mut out, block, false);
+    }
+    let _ = writeln!(
+        out,
+        "
+== the entry's own output =="
+    );
+    trace_output(&mut out, report, true);
+    out
+}
+
+/// One output's answer; `global` adds what concerns the whole evaluation (atoms, assumptions,
+/// unresolved code, bounds, statistics), said once.
+fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: bool) {
+    use crate::eval::report::{SiteOut, Verdict};
     let verdict =
         serde_json::to_value(report.verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     let _ =
@@ -392,7 +433,9 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
         }
     }
     let mut shown: Vec<&SiteOut> = Vec::new();
-    for (i, row) in report.rows.iter().enumerate() {
+    // Beside its blocks, a whole model's own output is a summary: the sites are the blocks'.
+    let rows_in_detail = if report.blocks.is_empty() { report.rows.as_slice() } else { &[] };
+    for (i, row) in rows_in_detail.iter().enumerate() {
         let v = serde_json::to_value(row.outcome.verdict)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
@@ -442,18 +485,6 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
             }
         }
     }
-    if !report.widest_splits.is_empty() {
-        let _ = writeln!(out, "\nthe evaluation branched most on these atoms (fixing some with --assume narrows it):");
-        for split in &report.widest_splits {
-            let _ = writeln!(
-                out,
-                "  {:>5} branches  {}   --assume {}",
-                split.branches,
-                short(&split.name),
-                split.assume_as
-            );
-        }
-    }
     if !report.vacuous.is_empty() {
         let _ = writeln!(out, "\nleft out of the table (the count cannot matter there):");
         for v in &report.vacuous {
@@ -467,9 +498,29 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
             report.untouched_outputs.join(", ")
         );
     }
-    if !report.atoms.is_empty() {
+    if !global {
+        return;
+    }
+    if !report.widest_splits.is_empty() {
+        let _ = writeln!(out, "\nthe evaluation branched most on these atoms (fixing some with --assume narrows it):");
+        for split in &report.widest_splits {
+            let _ = writeln!(
+                out,
+                "  {:>5} branches  {}   --assume {}",
+                split.branches,
+                short(&split.name),
+                split.assume_as
+            );
+        }
+    }
+    // The atoms of every answer printed (the blocks' and the entry's).
+    let mut atoms: Vec<&crate::eval::report::AtomOut> =
+        report.atoms.iter().chain(report.blocks.iter().flat_map(|b| b.atoms.iter())).collect();
+    atoms.sort_by(|a, b| a.name.cmp(&b.name));
+    atoms.dedup_by(|a, b| a.name == b.name);
+    if !atoms.is_empty() {
         let _ = writeln!(out, "\natoms (fix one with --assume):");
-        for atom in &report.atoms {
+        for atom in atoms {
             let _ = writeln!(out, "  {}   --assume {}", short(&atom.name), atom.assume_as);
         }
     }
@@ -499,5 +550,4 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
         "\n({} steps, {} objects, {} atoms, {} sites)",
         report.stats.steps, report.stats.objects, report.stats.atoms, report.stats.sites
     );
-    out
 }
