@@ -417,10 +417,36 @@ impl Interp<'_, '_> {
     /// Evaluates a function of the tree with its parameters bound.
     pub fn call_function(&mut self, func: FuncId, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
         let block = self.block_called(func, receiver.as_ref());
-        if block.is_some() {
+        if let Some(class) = block {
             self.in_block += 1;
+            // The module whose forward called it: the block, when this one turns out to be a
+            // router (see `report::run`).
+            if let Some(caller) = self.forward_frames.last_mut() {
+                caller.1 = true;
+                self.block_callers.insert(class, caller.0);
+            }
+        }
+        let forward_of = match &receiver {
+            Some(Value::Obj(id)) if self.index.function(func).name.as_str() == "forward" => {
+                match self.heap[*id as usize].kind {
+                    ObjKind::Instance(class) => Some(class),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(class) = forward_of {
+            self.forward_frames.push((class, false));
         }
         let result = self.call_function_body(func, receiver, args, pc, loc);
+        if forward_of.is_some() {
+            if let Some((class, true)) = self.forward_frames.pop() {
+                let entry = self.caller_blocks.entry(class).or_default();
+                for (c, v) in result.iter() {
+                    entry.push((*c, v.clone()));
+                }
+            }
+        }
         if let Some(class) = block {
             // Conditions relative to the call: the block's answer is for whenever it runs,
             // not for the ways the model reaches it (pipeline ranks, layer kinds before it).
@@ -436,10 +462,11 @@ impl Interp<'_, '_> {
         result
     }
 
-    /// The class of a block whose `forward` this call runs: a module other than the entry that
-    /// holds the traced value itself (`self.routed_scaling_factor`), called on the forward path
-    /// outside any other block. Its output is what the question asks about when the entry is
-    /// a whole model, whose own output went through norms, heads and sums since.
+    /// The class of a block whose `forward` this call runs: a module inside the entry (below a
+    /// module the entry calls) that holds the traced value itself (`self.routed_scaling_factor`),
+    /// called on the forward path outside any other block. Its output is what the question
+    /// asks about when the entry is a whole model, whose own output went through norms, heads
+    /// and sums since.
     fn block_called(&self, func: FuncId, receiver: Option<&Value>) -> Option<ClassId> {
         if self.in_block > 0 || !self.loaded_phase_done || self.index.function(func).name.as_str() != "forward" {
             return None;
@@ -447,6 +474,12 @@ impl Interp<'_, '_> {
         // An entry that holds the value is the block itself.
         let Some(entry) = self.entry_object else { return None };
         if self.holds_traced_value(entry) {
+            return None;
+        }
+        // Called by a module inside the entry (a decoder layer), not by the entry itself: what
+        // the entry calls directly (its router, its experts) is part of its own answer.
+        let forwards = self.stack.iter().filter(|f| self.index.function(**f).name.as_str() == "forward").count();
+        if forwards < 2 {
             return None;
         }
         let Some(Value::Obj(id)) = receiver else { return None };

@@ -103,6 +103,19 @@ impl Interp<'_, '_> {
                     if let Some(bounds) = self.slice_bounds(frame, slice, pc) {
                         return self.sliced(&base, bounds, pc, loc);
                     }
+                    // Bounds known only at run time (`self.layers[: config.num_hidden_layers]`):
+                    // a list or tuple of some of its items, which are what its items are (the
+                    // layers of a stack built in one abstract iteration are one item).
+                    if slice.step.is_none() {
+                        let sequences = base.iter().all(|(_, v)| match v {
+                            Value::Tuple(_) => true,
+                            Value::Obj(id) => matches!(self.heap[*id as usize].kind, ObjKind::List(_)),
+                            _ => false,
+                        });
+                        if sequences && !base.is_empty() {
+                            return self.sliced(&base, (None, None), pc, loc);
+                        }
+                    }
                 }
                 let index = self.eval(frame, &sub.slice, pc);
                 self.subscript(&base, &index, pc, loc)

@@ -255,6 +255,12 @@ pub struct Interp<'r, 'a> {
     pub in_block: usize,
     /// The entry object (not a block of itself).
     pub entry_object: Option<HeapId>,
+    /// The `forward` calls of objects of the tree in progress, each with whether what it
+    /// returns is to be recorded (it called a block).
+    pub forward_frames: Vec<(ClassId, bool)>,
+    /// Per block class, the class whose `forward` called it; what those returned, as `blocks`.
+    pub block_callers: FxHashMap<ClassId, ClassId>,
+    pub caller_blocks: std::collections::BTreeMap<ClassId, Vec<(Cond, Value)>>,
     /// A function to evaluate even if it looks irrelevant (a deferred call being made).
     pub force: Option<FuncId>,
     /// Above zero while a `__getattr__` runs: its raise means "no such attribute" (which
@@ -333,6 +339,9 @@ impl<'r, 'a> Interp<'r, 'a> {
             blocks: std::collections::BTreeMap::new(),
             in_block: 0,
             entry_object: None,
+            forward_frames: Vec::new(),
+            block_callers: FxHashMap::default(),
+            caller_blocks: std::collections::BTreeMap::new(),
             force: None,
             raises_muted: 0,
             apart: 0,

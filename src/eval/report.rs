@@ -318,19 +318,42 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
     // The blocks inside the entry that hold the value (the MoE layers of a whole model): each
     // answered on its own output, and the verdict is theirs.
     let blocks: Vec<(ClassId, Vec<(Cond, Value)>)> = std::mem::take(&mut interp.blocks).into_iter().collect();
+    let mut answered: Vec<ClassId> = Vec::new();
     for (class, alternatives) in blocks {
-        let mut g = G::empty();
-        for (c, v) in alternatives {
-            g.push(&interp.conds, c, v);
+        let block = answer_block(&interp, &options, class, alternatives);
+        // A module that keeps the value but returns routing (weights beside logits and expert
+        // ids that are never scaled) is a router: the block is the module that called it and
+        // uses the weights (transformers' `DeepseekV3MoE` around its `DeepseekV3TopkRouter`).
+        let caller = interp.block_callers.get(&class).copied().filter(|_| !block.untouched_outputs.is_empty());
+        let (class, block) = match caller.and_then(|c| interp.caller_blocks.get(&c).map(|alts| (c, alts.clone()))) {
+            Some((caller, alternatives)) => (caller, answer_block(&interp, &options, caller, alternatives)),
+            None => (class, block),
+        };
+        if !answered.contains(&class) {
+            answered.push(class);
+            report.blocks.push(block);
         }
-        let block_options = TraceOptions { entry: class, methods: vec!["forward".into()], ..options.clone() };
-        report.blocks.push(answer(&interp, &block_options, vec!["forward".into()], &g));
     }
     report.blocks.sort_by(|a, b| a.entry.cmp(&b.entry));
     if !report.blocks.is_empty() {
         report.verdict = combined(report.blocks.iter().map(|b| b.verdict));
     }
     Ok(report)
+}
+
+/// The answer for one block: what its `forward` calls returned.
+fn answer_block(
+    interp: &Interp,
+    options: &TraceOptions,
+    class: ClassId,
+    alternatives: Vec<(Cond, Value)>,
+) -> TraceReport {
+    let mut g = G::empty();
+    for (c, v) in alternatives {
+        g.push(&interp.conds, c, v);
+    }
+    let block_options = TraceOptions { entry: class, methods: vec!["forward".into()], ..options.clone() };
+    answer(interp, &block_options, vec!["forward".into()], &g)
 }
 
 /// The verdict over several answers: ONCE when all are; the kind of the problem answers when

@@ -1042,3 +1042,23 @@ fn a_global_set_by_an_initialization_function_is_not_its_initial_none() {
     assert_eq!(table.len(), 1, "{}", out.stdout);
     assert_eq!((table[0].1, table[0].2.as_str()), (1, "always"), "{}", out.stdout);
 }
+
+#[test]
+fn a_whole_model_is_answered_at_the_block_that_uses_its_routers_weights() {
+    // The router keeps the factor but returns weights beside logits and ids: the block is the
+    // module that uses them, TWICE where it multiplies again. The layers come from a slice of
+    // the layer list whose bound is known at run time only.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.router_model.RoutedModel"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    let json = out.json();
+    let blocks = json["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{}", out.stdout);
+    assert_eq!(blocks[0]["entry"], "gate.router_model.RoutedBlock");
+    let verdicts: Vec<(&str, &str)> = blocks[0]["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["verdict"].as_str().unwrap(), v["when"].as_str().unwrap()))
+        .collect();
+    assert_eq!(verdicts, [("ONCE", "not config.rescale"), ("TWICE", "config.rescale")]);
+}
