@@ -522,6 +522,7 @@ impl Interp<'_, '_> {
         result
     }
 
+    /// `call_function` without what it records around the call (blocks, accessors).
     fn call_function_body(&mut self, func: FuncId, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
         if self.stack.len() >= MAX_CALL_DEPTH {
             self.bound(Some(loc), format!("calls nested deeper than {MAX_CALL_DEPTH}"));

@@ -998,9 +998,10 @@ impl<'r, 'a> Interp<'r, 'a> {
     }
 
     /// When several enums define a predicate `name` and every one tests the value against
-    /// the same member values (`is_flashinfer_trtllm` of the MoE, FP8 and FP4 runner backends,
+    /// the same member values (`is_flashinfer_trtllm` of the FP8 and FP4 GEMM runner backends,
     /// each `self == X.FLASHINFER_TRTLLM` with the value `"flashinfer_trtllm"`), they say the
-    /// same thing of an unknown value: the first of them, in the order of the tree.
+    /// same thing of an unknown value: the first of them, in the order of the tree. (One that
+    /// also accepts another member is a different predicate, and then none is chosen.)
     fn equivalent_enum_predicates(&mut self, name: &str) -> Option<FuncId> {
         if self.enum_members.is_none() {
             self.enum_members = Some(Rc::new(self.collect_enum_members()));

@@ -553,8 +553,6 @@ fn collect_calls(body: &[ruff_python_ast::Stmt], out: &mut Vec<Expr>) {
     }
 }
 
-/// A body that is one `return` of a comparison or a boolean combination of comparisons over
-/// names, attributes and constants (no calls).
 /// The statements of an accessor (see `Interp::is_accessor`): at most six, each binding a name
 /// to an attribute path, assigning a default under a simple test, or returning a path; at
 /// least one `return` of a path.
@@ -631,6 +629,8 @@ fn is_accessor_body(body: &[Stmt]) -> bool {
     ok && returns_path
 }
 
+/// A body that is one `return` of a comparison or a boolean combination of comparisons over
+/// names, attributes and constants (no calls).
 fn is_simple_predicate(body: &[Stmt]) -> bool {
     fn simple(expr: &Expr) -> bool {
         match expr {
