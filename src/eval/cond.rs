@@ -42,6 +42,8 @@ const SIMPLIFY_MAX_NODES: usize = 200_000;
 const DECISIVE_MAX_NODES: usize = 20_000;
 /// The fewest steps one call of [`Conds::decisive`] is given while any are left.
 const DECISIVE_MIN_FUEL: usize = 100_000;
+/// Nodes an example configuration's search may visit (see `Table::constrained_cube`).
+const EXAMPLE_SEARCH_NODES: usize = 50_000;
 
 const FALSE: u32 = 0;
 const TRUE_COND: Cond = Cond(1);
@@ -375,7 +377,10 @@ impl Table {
 
     /// A path to TRUE with the fewest tests: one conjunction of literals under which `f`
     /// holds (`None` for FALSE).
-    fn shortest_cube(&self, f: u32) -> Option<Vec<(u32, bool)>> {
+    /// A shortest path of `f` to TRUE whose cube also meets `within` (the constraints: a path
+    /// may set one value equal to two constants). Depth first, shorter branch first, at most
+    /// `budget` nodes visited; `None` when none was found.
+    fn constrained_cube(&mut self, f: u32, within: u32, mut budget: usize) -> Option<Vec<(u32, bool)>> {
         fn length(t: &Table, f: u32, memo: &mut rustc_hash::FxHashMap<u32, usize>) -> usize {
             match f {
                 FALSE => return usize::MAX,
@@ -390,20 +395,45 @@ impl Table {
             memo.insert(f, d);
             d
         }
-        let mut memo = rustc_hash::FxHashMap::default();
-        if length(self, f, &mut memo) == usize::MAX {
+        struct Search {
+            memo: rustc_hash::FxHashMap<u32, usize>,
+            cube: Vec<(u32, bool)>,
+            within: u32,
+        }
+        fn walk(t: &mut Table, at: u32, s: &mut Search, budget: &mut usize) -> bool {
+            if at == TRUE {
+                return true;
+            }
+            if *budget == 0 {
+                return false;
+            }
+            *budget -= 1;
+            let n = t.nodes[at as usize];
+            let (lo, hi) = (length(t, n.lo, &mut s.memo), length(t, n.hi, &mut s.memo));
+            let order = if hi <= lo { [(true, n.hi), (false, n.lo)] } else { [(false, n.lo), (true, n.hi)] };
+            for (holds, child) in order {
+                if child == FALSE {
+                    continue;
+                }
+                s.cube.push((n.var, holds));
+                // The cube's variables all come before `child`'s: the path is a chain of
+                // nodes over it.
+                let mut path = child;
+                for &(var, b) in s.cube.iter().rev() {
+                    path = if b { t.node(var, FALSE, path) } else { t.node(var, path, FALSE) };
+                }
+                if t.intersects(path, s.within) && walk(t, child, s, budget) {
+                    return true;
+                }
+                s.cube.pop();
+            }
+            false
+        }
+        if !self.intersects(f, within) {
             return None;
         }
-        let mut cube = Vec::new();
-        let mut at = f;
-        while at != TRUE {
-            let n = self.nodes[at as usize];
-            let (lo, hi) = (length(self, n.lo, &mut memo), length(self, n.hi, &mut memo));
-            let take_hi = hi <= lo;
-            cube.push((n.var, take_hi));
-            at = if take_hi { n.hi } else { n.lo };
-        }
-        Some(cube)
+        let mut search = Search { memo: Default::default(), cube: Vec::new(), within };
+        walk(self, f, &mut search, &mut budget).then_some(search.cube)
     }
 
     /// The paths to TRUE, as cubes; `None` when there are more than `limit`.
@@ -986,13 +1016,31 @@ impl Conds {
     /// One conjunction of literals, as short as found, under which `cond` holds among the
     /// configurations `care`: an example configuration of a condition too large to print.
     pub fn example_within(&self, cond: &Cond, care: &Cond) -> Option<Vec<(usize, bool)>> {
-        let inside = cond.and(care);
-        let cube = with(|t| t.shortest_cube(inside.0))?;
+        // Within the constraints too: a path of the diagram may set one value equal to two
+        // constants, which no configuration does. Searched rather than conjoined: the
+        // conjunction of a large condition with them may be too large to build.
+        // Printing is no bound of the answer (as in `products_within`): a conjunction too large
+        // to build is wider, and the example may then break a constraint of `care`.
+        let before = approximated();
+        let within = self.constraints_for(cond).and(care);
+        with(|t| t.approximated = before);
+        let cube = with(|t| t.constrained_cube(cond.0, within.0, EXAMPLE_SEARCH_NODES))?;
         // Tests of atoms `cond` does not depend on only keep the example inside `care` (which
         // the reader already knows: no raise, a factor other than 1): left out.
         let support: rustc_hash::FxHashSet<usize> = self.support(cond).into_iter().collect();
         let mut lits: Vec<(usize, bool)> =
             cube.into_iter().map(|(v, b)| (v as usize, b)).filter(|(v, _)| support.contains(v)).collect();
+        // `x == "a"` says `not (x == "b")`: the implied literals are left out.
+        let equal_to_one: Vec<SymId> = lits
+            .iter()
+            .filter_map(|&(a, holds)| match &self.atoms[a].key {
+                AtomKey::Equals(s, _) if holds => Some(*s),
+                _ => None,
+            })
+            .collect();
+        lits.retain(|&(a, holds)| {
+            holds || !matches!(&self.atoms[a].key, AtomKey::Equals(s, _) if equal_to_one.contains(s))
+        });
         lits.sort();
         Some(lits)
     }
@@ -1298,6 +1346,23 @@ mod tests {
         }
         assert!(!conds.feasible(&cube.and(&parity.not())), "the example lies inside the condition");
         assert!(conds.example_within(&conds.falsity(), &care).is_none());
+    }
+
+    #[test]
+    fn an_example_respects_the_constraints() {
+        // The shortest path sets `x` equal to two constants; the only real example is longer.
+        let mut conds = Conds::default();
+        let ep = conds.atom(AtomKey::Equals(0, Constant::Str("ep".into())), || "x == \"ep\"".into());
+        let fi = conds.atom(AtomKey::Equals(0, Constant::Str("fi".into())), || "x == \"fi\"".into());
+        let c: Vec<Cond> = (0..3).map(|i| conds.atom(AtomKey::Test(format!("c{i}")), || format!("c{i}"))).collect();
+        let cond = ep.and(&fi).or(&c[0].and(&c[1]).and(&c[2]));
+        let example = conds.example_within(&cond, &conds.truth()).expect("satisfiable");
+        let mut cube = conds.truth();
+        for (atom, holds) in example {
+            cube = cube.and(&conds.literal_cond(atom, holds));
+        }
+        assert!(conds.feasible(&cube), "the example is a configuration");
+        assert!(!conds.feasible(&cube.and(&cond.not())), "the example lies inside the condition");
     }
 }
 
