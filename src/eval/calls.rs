@@ -1399,6 +1399,8 @@ impl Interp<'_, '_> {
                 ObjKind::List(_) => self.conds.constant(external.iter().any(|e| e.ends_with("list"))),
                 ObjKind::Dict(_) => self.conds.constant(external.iter().any(|e| e.ends_with("dict"))),
                 ObjKind::Sentinel => self.conds.constant(external.iter().any(|e| e.ends_with("object"))),
+                // (Never a value: it only holds what was written into a symbol.)
+                ObjKind::Opaque(s) => self.isinstance(&Value::Sym(s), classes, loc),
             },
             Value::Sym(s) if self.syms[*s as usize].class_hint.is_some() && !targets.is_empty() => {
                 let universe = self.universe(*s);

@@ -834,40 +834,19 @@ impl Interp<'_, '_> {
                 G::under(pc.clone(), value.clone())
             }
             Value::Sym(s) => {
-                if let Some(hint) = self.syms[*s as usize].class_hint {
-                    if let Some((_, g)) = self.class_attr(hint, attr, loc) {
-                        let receiver = value.clone();
-                        let g = self.map(&g, |this, v| this.bind_class_attr(v, receiver.clone(), false));
-                        if g.iter().any(|(_, v)| matches!(v, Value::Bound(..))) {
-                            return g.restrict(&self.conds, pc);
-                        }
-                    }
+                // What code wrote into it, where it did; its own attribute elsewhere.
+                let written = self.opaque_object(*s, false).and_then(|id| {
+                    let g = self.read_object(id).fields.get(attr).cloned()?;
+                    Some(g.relative_to(&self.conds, &self.base).restrict(&self.conds, pc))
+                });
+                let Some(written) = written else { return self.symbol_attr(*s, value, attr, pc, loc) };
+                let rest = pc.and(&written.coverage(&self.conds).not());
+                let mut out = written;
+                if self.conds.feasible(&rest) {
+                    let own = self.symbol_attr(*s, value, attr, &rest, loc);
+                    out.extend(&self.conds, own);
                 }
-                if let Some(g) = self.operator_caller_method(*s, attr, pc, loc) {
-                    return g;
-                }
-                if self.syms[*s as usize].class_hint.is_none() {
-                    // Assumed to be an enum member's value: that member's methods.
-                    if let Some(member) = self.assumed_constant(*s) {
-                        if let Some(method) = self.enum_member_method(&member, attr) {
-                            self.enum_valued.insert(*s);
-                            return G::under(*pc, Value::Bound(method, Box::new(value.clone())));
-                        }
-                    }
-                    if let Some(predicate) = self.unique_enum_predicate(attr) {
-                        // Asked an enum's predicate, the value is taken for a member of it:
-                        // its `.value` (what predicates compare) is itself.
-                        self.enum_valued.insert(*s);
-                        return G::under(*pc, Value::Bound(predicate, Box::new(value.clone())));
-                    }
-                }
-                // Only tensors have `mul_`, `div`...: the unknown receiver is a tensor there.
-                if SCALING_METHODS.contains(&attr) {
-                    return G::under(pc.clone(), Value::Method(Box::new(value.clone()), Rc::from(attr)));
-                }
-                let display = format!("{}.{attr}", self.syms[*s as usize].label());
-                let v = self.sym(SymKey::Path(*s, attr.to_string()), display, None);
-                G::under(pc.clone(), v)
+                out
             }
             Value::External(path) => G::under(pc.clone(), Value::External(Rc::from(format!("{path}.{attr}")))),
             Value::Super(class, receiver) => {
@@ -948,6 +927,44 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// `value.attr` for the unknown value `s` (`value`), apart from what code wrote into it.
+    fn symbol_attr(&mut self, s: SymId, value: &Value, attr: &str, pc: &Cond, loc: Loc) -> G {
+        if let Some(hint) = self.syms[s as usize].class_hint {
+            if let Some((_, g)) = self.class_attr(hint, attr, loc) {
+                let receiver = value.clone();
+                let g = self.map(&g, |this, v| this.bind_class_attr(v, receiver.clone(), false));
+                if g.iter().any(|(_, v)| matches!(v, Value::Bound(..))) {
+                    return g.restrict(&self.conds, pc);
+                }
+            }
+        }
+        if let Some(g) = self.operator_caller_method(s, attr, pc, loc) {
+            return g;
+        }
+        if self.syms[s as usize].class_hint.is_none() {
+            // Assumed to be an enum member's value: that member's methods.
+            if let Some(member) = self.assumed_constant(s) {
+                if let Some(method) = self.enum_member_method(&member, attr) {
+                    self.enum_valued.insert(s);
+                    return G::under(*pc, Value::Bound(method, Box::new(value.clone())));
+                }
+            }
+            if let Some(predicate) = self.unique_enum_predicate(attr) {
+                // Asked an enum's predicate, the value is taken for a member of it:
+                // its `.value` (what predicates compare) is itself.
+                self.enum_valued.insert(s);
+                return G::under(*pc, Value::Bound(predicate, Box::new(value.clone())));
+            }
+        }
+        // Only tensors have `mul_`, `div`...: the unknown receiver is a tensor there.
+        if SCALING_METHODS.contains(&attr) {
+            return G::under(pc.clone(), Value::Method(Box::new(value.clone()), Rc::from(attr)));
+        }
+        let display = format!("{}.{attr}", self.syms[s as usize].label());
+        let v = self.sym(SymKey::Path(s, attr.to_string()), display, None);
+        G::under(pc.clone(), v)
+    }
+
     /// An attribute of a heap object: its fields where set, class attributes elsewhere.
     fn object_attr(&mut self, id: HeapId, attr: &str, pc: &Cond, loc: Loc) -> G {
         // Only what this read needs (objects can hold many fields): the class of an instance,
@@ -957,14 +974,14 @@ impl Interp<'_, '_> {
             let (class, unknown_base) = match &object.kind {
                 ObjKind::Instance(c) => (Some(*c), None),
                 ObjKind::Abstract(c, base) => (Some(*c), Some(*base)),
-                ObjKind::List(_) | ObjKind::Dict(_) | ObjKind::Sentinel => (None, None),
+                ObjKind::List(_) | ObjKind::Dict(_) | ObjKind::Sentinel | ObjKind::Opaque(_) => (None, None),
             };
             (class, unknown_base, object.created, object.fields.get(attr).cloned())
         };
         // An object older than the current call holds conditions as seen from the entry; the
         // call runs only where `base` holds, so they are read as seen from the call.
         let field = match field {
-            Some(g) if id < self.heap_mark => Some(g.relative_to(&self.conds, &self.base)),
+            Some(g) if self.older_than_call(id) => Some(g.relative_to(&self.conds, &self.base)),
             other => other,
         };
         let Some(class) = class else {
@@ -1304,6 +1321,12 @@ impl Interp<'_, '_> {
                 let name = Name::new(attr.attr.as_str());
                 let value = self.record_store(&value, loc, &format!("{}", self.text(loc)));
                 for (c, v) in base.0.clone() {
+                    // An unknown object handed in keeps what was written into it (see
+                    // `ObjKind::Opaque`).
+                    let v = match v {
+                        Value::Sym(s) if self.is_handed_in(s) => Value::Obj(self.opaque_object(s, true).expect("made")),
+                        other => other,
+                    };
                     if let Value::Obj(id) = v {
                         let restricted = value.restrict(&self.conds, &c);
                         if self.pipeline_state == Some(id) {

@@ -84,6 +84,9 @@ pub enum ObjKind {
     Dict(Vec<(Rc<str>, G)>),
     /// `object()`: a sentinel, equal only to itself.
     Sentinel,
+    /// The attributes code wrote into an unknown value (`batch.stream.finisher = f` on a
+    /// parameter): written fields are kept, the others read as the symbol's attributes.
+    Opaque(SymId),
 }
 
 #[derive(Clone, Debug)]
@@ -194,6 +197,8 @@ pub struct Interp<'r, 'a> {
     pub splits: FxHashMap<usize, usize>,
     /// The object standing for an unknown value seen as an instance of a class.
     abstracts: FxHashMap<(ClassId, SymId), HeapId>,
+    /// The attributes written into unknown values, one object per symbol (`ObjKind::Opaque`).
+    opaque: FxHashMap<SymId, HeapId>,
     /// NamedTuples built so far, by class and place (see `Interp::named_tuple`).
     pub records: FxHashMap<(ClassId, Loc), Vec<HeapId>>,
     /// Per object, how many times its contents changed (see `summary.rs`).
@@ -315,6 +320,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             heap_mark: 0,
             splits: FxHashMap::default(),
             abstracts: FxHashMap::default(),
+            opaque: FxHashMap::default(),
             records: FxHashMap::default(),
             versions: Vec::new(),
             shared: Vec::new(),
@@ -571,7 +577,46 @@ impl<'r, 'a> Interp<'r, 'a> {
     /// current call exist only where the call runs, so `pc` is enough; older objects need the
     /// call's own condition too.
     pub fn gate(&self, id: HeapId, pc: &Cond) -> Cond {
-        if id < self.heap_mark { pc.and(&self.base) } else { *pc }
+        if self.older_than_call(id) { pc.and(&self.base) } else { *pc }
+    }
+
+    /// Whether object `id` holds conditions as seen from the entry: it existed before the
+    /// current call, or it holds what was written into an unknown value, which is reachable
+    /// wherever the evaluation is, whenever it was first written.
+    pub fn older_than_call(&self, id: HeapId) -> bool {
+        id < self.heap_mark || matches!(self.heap[id as usize].kind, ObjKind::Opaque(_))
+    }
+
+    /// Whether the unknown value `s` is (part of) a parameter: an object handed in, such as the
+    /// batch a forward passes from step to step, whose attributes code may write to carry
+    /// state. A setting (a global, what a getter returns) is not: its symbol already stands
+    /// for every value it may have, and code that fills in a default
+    /// (`if moe.backend is None: moe.backend = AUTO`) only names one of them.
+    pub fn is_handed_in(&self, s: SymId) -> bool {
+        let mut at = s;
+        loop {
+            match &self.syms[at as usize].key {
+                SymKey::Path(base, _) => at = *base,
+                SymKey::Param(..) => return true,
+                _ => return false,
+            }
+        }
+    }
+
+    /// The object holding what code wrote into the unknown value `s` (made on the first
+    /// write; `None` before it).
+    pub fn opaque_object(&mut self, s: SymId, create: bool) -> Option<HeapId> {
+        if let Some(&id) = self.opaque.get(&s) {
+            return Some(id);
+        }
+        if !create {
+            return None;
+        }
+        let created = Loc { file: crate::index::FileId::from_u32(0), span: Default::default() };
+        let id = self.alloc(ObjKind::Opaque(s), created);
+        self.shared[id as usize] = true;
+        self.opaque.insert(s, id);
+        Some(id)
     }
 
     /// Counts a branch on `test` whose two arms both run in some configuration.
@@ -628,6 +673,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             ObjKind::List(_) => "list".into(),
             ObjKind::Dict(_) => "dict".into(),
             ObjKind::Sentinel => "object".into(),
+            ObjKind::Opaque(s) => self.syms[*s as usize].label(),
         }
     }
 

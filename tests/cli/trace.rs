@@ -1034,6 +1034,18 @@ fn data_handed_to_an_object_comes_back_from_its_next_call() {
 }
 
 #[test]
+fn what_a_step_writes_into_an_unknown_object_a_later_step_reads_back() {
+    // `batch.stream.finisher = ...` on a parameter the block knows nothing of: the finisher
+    // read back later is the one written, under the condition it was written in.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.carrier.CarrierMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.carrier.DoubleCarrierMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert!(rows(&out).contains(&("TWICE".into(), 2, "config.scale_in_finish".into())), "{}", out.stdout);
+}
+
+#[test]
 fn a_global_set_by_an_initialization_function_is_not_its_initial_none() {
     // `_TP = None`, set by `initialize_tensor_parallel` (`global _TP`): `assert _TP is not
     // None` in the getter is a check, not the end of every configuration.
