@@ -744,6 +744,23 @@ impl Interp<'_, '_> {
                 }
             }
         }
+        // What it writes into an object that was handed in may be read later: kept, to run then.
+        if self.index.function(func).name.as_str() != "__init__" {
+            let values: Vec<Value> = receiver
+                .iter()
+                .cloned()
+                .chain(args.all_values().flat_map(|g| g.iter().map(|(_, v)| v.clone())))
+                .collect();
+            let reach = self.writer_reach(values.iter());
+            if !reach.is_empty() {
+                self.writer_reached.extend(reach.iter().filter_map(|r| match r {
+                    super::interp::Reached::Object(id) => Some(*id),
+                    super::interp::Reached::Param(_) => None,
+                }));
+                let later = Rc::new((func, receiver.clone(), args.clone(), self.base.and(pc)));
+                self.pending_writers.push((reach, later));
+            }
+        }
         let has_data = args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))));
         if has_data {
             let path = self.index.function_path(func);

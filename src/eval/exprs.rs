@@ -834,6 +834,9 @@ impl Interp<'_, '_> {
                 G::under(pc.clone(), value.clone())
             }
             Value::Sym(s) => {
+                if let Some(root) = self.handed_in_root(*s) {
+                    self.run_writers(super::interp::Reached::Param(root), attr, loc);
+                }
                 // What code wrote into it, where it did; its own attribute elsewhere.
                 let written = self.opaque_object(*s, false).and_then(|id| {
                     let g = self.read_object(id).fields.get(attr).cloned()?;
@@ -967,6 +970,10 @@ impl Interp<'_, '_> {
 
     /// An attribute of a heap object: its fields where set, class attributes elsewhere.
     fn object_attr(&mut self, id: HeapId, attr: &str, pc: &Cond, loc: Loc) -> G {
+        self.run_writers(super::interp::Reached::Object(id), attr, loc);
+        if let Some(root) = self.handed_in_value_root(&Value::Obj(id)) {
+            self.run_writers(super::interp::Reached::Param(root), attr, loc);
+        }
         // Only what this read needs (objects can hold many fields): the class of an instance,
         // the symbol an unknown object stands for, the field.
         let (class, unknown_base, created, field) = {

@@ -96,6 +96,15 @@ pub struct Object {
     pub created: Loc,
 }
 
+/// What a skipped call could reach of what was handed in (see `Interp::pending_writers`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Reached {
+    /// A parameter of the entry, and every value that is part of it.
+    Param(SymId),
+    /// An object held in a field of one.
+    Object(HeapId),
+}
+
 /// A `--assume NAME=VALUE`.
 #[derive(Clone, Debug)]
 pub struct Assume {
@@ -225,6 +234,12 @@ pub struct Interp<'r, 'a> {
     pub deferred: FxHashMap<SymId, Rc<super::calls::Skipped>>,
     /// What deferred calls returned once evaluated.
     pub deferred_results: FxHashMap<SymId, G>,
+    /// Skipped calls handed an object that was handed in (see `Interp::is_handed_in`), with
+    /// what they could reach of it, in the order they were made: run when a later read of an
+    /// attribute of one of those needs what they write (see `Interp::run_writers`).
+    pub pending_writers: Vec<(Vec<Reached>, Rc<super::calls::Skipped>)>,
+    /// The objects some pending writer reaches (a quick test for reads).
+    pub writer_reached: FxHashSet<HeapId>,
     /// Symbols being called through their deferred call (a guard against calling them again
     /// when that call gives them back).
     pub calling_deferred: rustc_hash::FxHashSet<SymId>,
@@ -332,6 +347,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             loading: 0,
             loaded: FxHashSet::default(),
             deferred: FxHashMap::default(),
+            pending_writers: Vec::new(),
+            writer_reached: FxHashSet::default(),
             deferred_results: FxHashMap::default(),
             calling_deferred: Default::default(),
             unbuilt: FxHashMap::default(),
@@ -593,13 +610,85 @@ impl<'r, 'a> Interp<'r, 'a> {
     /// for every value it may have, and code that fills in a default
     /// (`if moe.backend is None: moe.backend = AUTO`) only names one of them.
     pub fn is_handed_in(&self, s: SymId) -> bool {
+        self.handed_in_root(s).is_some()
+    }
+
+    /// The parameter the unknown value `s` is part of (`forward_batch` for
+    /// `forward_batch.residual_stream`), if it is part of one.
+    pub fn handed_in_root(&self, s: SymId) -> Option<SymId> {
         let mut at = s;
         loop {
             match &self.syms[at as usize].key {
                 SymKey::Path(base, _) => at = *base,
-                SymKey::Param(..) => return true,
-                _ => return false,
+                SymKey::Param(..) => return Some(at),
+                _ => return None,
             }
+        }
+    }
+
+    /// The parameter a value is part of: an unknown value, or the object standing for one
+    /// seen as an instance of a class (an annotated `forward_batch: ForwardBatch`).
+    pub fn handed_in_value_root(&self, value: &Value) -> Option<SymId> {
+        match value {
+            Value::Sym(s) => self.handed_in_root(*s),
+            Value::Obj(id) => match &self.heap[*id as usize].kind {
+                ObjKind::Abstract(_, base) | ObjKind::Opaque(base) => self.handed_in_root(*base),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// What a skipped call handed `values` can reach of what was handed in to the entry: the
+    /// parameters they are part of, and the objects held in fields of those (the residual
+    /// stream an annotated `forward_batch` holds).
+    pub fn writer_reach<'v>(&self, values: impl Iterator<Item = &'v Value>) -> Vec<Reached> {
+        let mut out = Vec::new();
+        for value in values {
+            let Some(root) = self.handed_in_value_root(value) else { continue };
+            out.push(Reached::Param(root));
+            let holder = match value {
+                Value::Obj(id) => Some(*id),
+                Value::Sym(s) => self.opaque.get(s).copied(),
+                _ => None,
+            };
+            if let Some(id) = holder {
+                for g in self.heap[id as usize].fields.values() {
+                    out.extend(g.iter().filter_map(|(_, v)| match v {
+                        Value::Obj(held) => Some(Reached::Object(*held)),
+                        _ => None,
+                    }));
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Before `attr` of `what` is read: the skipped calls that could reach it and whose code
+    /// may write an attribute of that name run now, in the order they were made (SGLang's
+    /// stage `prepare(hidden_states, forward_batch)` sets `forward_batch.residual_stream
+    /// .transport`, which the stage's exit reads back). Their results were named when they
+    /// were skipped; only what they write matters now.
+    pub fn run_writers(&mut self, what: Reached, attr: &str, loc: Loc) {
+        if let Reached::Object(id) = what {
+            if !self.writer_reached.contains(&id) {
+                return;
+            }
+        }
+        let mut run = Vec::new();
+        let mut i = 0;
+        while i < self.pending_writers.len() {
+            let (reach, skipped) = &self.pending_writers[i];
+            if reach.contains(&what) && self.writes_attribute(skipped.0, attr, 0) {
+                run.push(self.pending_writers.remove(i).1);
+            } else {
+                i += 1;
+            }
+        }
+        for skipped in run {
+            self.evaluate_skipped(&skipped, loc);
         }
     }
 

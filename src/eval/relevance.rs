@@ -44,6 +44,8 @@ pub struct Relevance {
     classifiers: FxHashMap<FuncId, bool>,
     accessors: FxHashMap<FuncId, bool>,
     handovers: FxHashMap<ClassId, Vec<ruff_python_ast::name::Name>>,
+    writes: FxHashMap<FuncId, FxHashMap<String, bool>>,
+    writes_in_progress: FxHashSet<FuncId>,
 }
 
 impl Interp<'_, '_> {
@@ -395,6 +397,44 @@ impl Interp<'_, '_> {
         found
     }
 
+    /// Whether `func`, or code it calls (as far as resolution can tell), may assign an
+    /// attribute named `attr` (`x.attr = ...`, also inside a tuple target).
+    pub fn writes_attribute(&mut self, func: FuncId, attr: &str, depth: usize) -> bool {
+        if let Some(&known) = self.relevance.writes.get(&func).and_then(|m| m.get(attr)) {
+            return known;
+        }
+        let facts = self.index.function(func);
+        let text = &self.index.file(func.file).text[facts.range.start as usize..facts.range.end as usize];
+        // Cheap first: the name must appear after a dot somewhere for a direct write.
+        let direct = text.contains(&format!(".{attr}")) && {
+            let module = self.index.file(func.file).ast();
+            match crate::syntax::stmt_with_range(&module.body, facts.range) {
+                Some(Stmt::FunctionDef(def)) => assigns_attribute(&def.body, attr, 0),
+                _ => false,
+            }
+        };
+        if direct {
+            self.relevance.writes.entry(func).or_default().insert(attr.to_string(), true);
+            return true;
+        }
+        if depth >= MAX_STATIC_DEPTH || !self.relevance.writes_in_progress.insert(func) {
+            return false;
+        }
+        let mut found = false;
+        for callee in self.static_callees(func) {
+            if self.writes_attribute(callee, attr, depth + 1) {
+                found = true;
+                break;
+            }
+        }
+        self.relevance.writes_in_progress.remove(&func);
+        // As for `mentions`: answers cut by a cycle or the depth bound are not kept.
+        if found || depth == 0 {
+            self.relevance.writes.entry(func).or_default().insert(attr.to_string(), found);
+        }
+        found
+    }
+
     fn class_mentions(&mut self, class: ClassId) -> bool {
         if let Some(&known) = self.relevance.class_mentions.get(&class) {
             return known;
@@ -551,6 +591,30 @@ fn collect_calls(body: &[ruff_python_ast::Stmt], out: &mut Vec<Expr>) {
     for stmt in body {
         calls.visit_stmt(stmt);
     }
+}
+
+/// Whether statements (nested blocks included, nested functions not) assign an attribute
+/// named `attr`.
+fn assigns_attribute(body: &[Stmt], attr: &str, depth: usize) -> bool {
+    if depth > crate::syntax::MAX_NESTING {
+        return false;
+    }
+    fn target(expr: &Expr, attr: &str) -> bool {
+        match expr {
+            Expr::Attribute(a) => a.attr.as_str() == attr,
+            Expr::Tuple(t) => t.elts.iter().any(|e| target(e, attr)),
+            Expr::List(l) => l.elts.iter().any(|e| target(e, attr)),
+            Expr::Starred(s) => target(&s.value, attr),
+            _ => false,
+        }
+    }
+    body.iter().any(|stmt| match stmt {
+        Stmt::Assign(a) => a.targets.iter().any(|t| target(t, attr)),
+        Stmt::AugAssign(a) => target(&a.target, attr),
+        Stmt::AnnAssign(a) => target(&a.target, attr),
+        Stmt::FunctionDef(_) | Stmt::ClassDef(_) => false,
+        _ => crate::syntax::child_suites(stmt).into_iter().any(|suite| assigns_attribute(suite.body, attr, depth + 1)),
+    })
 }
 
 /// The statements of an accessor (see `Interp::is_accessor`): at most six, each binding a name

@@ -1046,6 +1046,19 @@ fn what_a_step_writes_into_an_unknown_object_a_later_step_reads_back() {
 }
 
 #[test]
+fn a_skipped_call_runs_when_what_it_wrote_into_an_object_handed_in_is_read() {
+    // `self.boundary.prepare(x, batch)` never sees the factor, so it is not evaluated where it
+    // is called; the finalize it writes into the batch is read back and called with the
+    // factor: it runs then, and the finalize it chose decides the count.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.carrier.BoundaryMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.carrier.DoubleBoundaryMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert!(rows(&out).contains(&("TWICE".into(), 2, "config.fused_finalize".into())), "{}", out.stdout);
+}
+
+#[test]
 fn a_global_set_by_an_initialization_function_is_not_its_initial_none() {
     // `_TP = None`, set by `initialize_tensor_parallel` (`global _TP`): `assert _TP is not
     // None` in the getter is a check, not the end of every configuration.
