@@ -393,15 +393,15 @@ impl Interp<'_, '_> {
         // expert output in a NamedTuple) passes through as well.
         if !carries_data {
             if let Some(held) = self.held_scaled_data(&args) {
-                self.blocker(loc, data_through_unresolved(label), pc);
-                return G::under(*pc, Value::Num(Rc::new(taint(&held))));
+                let blocker = self.blocker(loc, data_through_unresolved(label), pc);
+                return G::under(*pc, Value::Num(Rc::new(taint(&held, blocker))));
             }
         }
         if carries_data {
-            self.blocker(loc, data_through_unresolved(label), pc);
+            let blocker = self.blocker(loc, data_through_unresolved(label), pc);
             let mut result = self.call_external(label, None, args, pc, loc);
             result = self.map(&result, |_, v| match v {
-                Value::Num(n) => Value::Num(Rc::new(taint(&n))),
+                Value::Num(n) => Value::Num(Rc::new(taint(&n, blocker))),
                 other => other,
             });
             return result;
@@ -1578,8 +1578,10 @@ fn data_through_unresolved(label: &str) -> String {
     format!("data passes through `{label}`, which is not resolved: what it does to the scale is not known")
 }
 
-pub fn taint(n: &Num) -> Num {
-    let parts = n.parts.iter().map(|p| Part { unknown: true, ..p.clone() }).collect();
+/// `n` as it comes out of a callee whose effect on the scale is not known (`blocker`).
+pub fn taint(n: &Num, blocker: u32) -> Num {
+    let parts =
+        n.parts.iter().map(|p| Part { unknown: Part::first_unknown(p.unknown, Some(blocker)), ..p.clone() }).collect();
     Num { tensor: n.tensor, parts }
 }
 

@@ -1171,7 +1171,7 @@ impl Interp<'_, '_> {
         let hop = self.hop(loc, HopKind::Origin, text);
         Value::Num(Rc::new(Num {
             tensor: false,
-            parts: vec![Part { exp: 1, sites: Rc::from([]), chain: Rc::from([hop]), unknown: false }],
+            parts: vec![Part { exp: 1, sites: Rc::from([]), chain: Rc::from([hop]), unknown: None }],
         }))
     }
 
@@ -1368,7 +1368,9 @@ impl Interp<'_, '_> {
                                     items.push(value.restrict(&self.conds, &c));
                                     self.heap[id as usize].kind = ObjKind::List(items);
                                 }
-                                _ => self.blocker(loc, "item assignment into an object not tracked", &c),
+                                _ => {
+                                    self.blocker(loc, "item assignment into an object not tracked", &c);
+                                }
                             }
                         }
                         Value::Num(_) => updated_num = true,

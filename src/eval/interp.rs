@@ -392,12 +392,19 @@ impl<'r, 'a> Interp<'r, 'a> {
         }
     }
 
-    pub fn blocker(&mut self, loc: Loc, what: impl Into<String>, pc: &Cond) {
+    /// Records what blocked precision here; its index in `blockers`.
+    pub fn blocker(&mut self, loc: Loc, what: impl Into<String>, pc: &Cond) -> u32 {
         let what = what.into();
         let when = self.base.and(pc);
-        match self.blockers.iter_mut().find(|b| b.loc == loc && b.what == what) {
-            Some(b) => b.when = b.when.or(&when),
-            None => self.blockers.push(Blocker { loc, what, when }),
+        match self.blockers.iter().position(|b| b.loc == loc && b.what == what) {
+            Some(i) => {
+                self.blockers[i].when = self.blockers[i].when.or(&when);
+                i as u32
+            }
+            None => {
+                self.blockers.push(Blocker { loc, what, when });
+                (self.blockers.len() - 1) as u32
+            }
         }
     }
 

@@ -247,7 +247,7 @@ impl Interp<'_, '_> {
                     exp: dp.exp + delta,
                     sites: Rc::from(sites),
                     chain: dp.chain.clone(),
-                    unknown: dp.unknown || fp.unknown,
+                    unknown: Part::first_unknown(dp.unknown, fp.unknown),
                 });
             }
         }
@@ -815,7 +815,7 @@ impl Interp<'_, '_> {
                                     exp: dp.exp + fp.exp,
                                     sites: Rc::from(sites),
                                     chain: dp.chain.clone(),
-                                    unknown: dp.unknown || fp.unknown,
+                                    unknown: Part::first_unknown(dp.unknown, fp.unknown),
                                 });
                             }
                         }
@@ -912,7 +912,7 @@ impl OrDefaultNum for Option<Rc<Num>> {
 }
 
 fn plain_part() -> Part {
-    Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: false }
+    Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None }
 }
 
 impl Interp<'_, '_> {
@@ -937,7 +937,7 @@ impl Interp<'_, '_> {
                     exp: pa.exp + sign * pb.exp - shared,
                     sites: Rc::from(sites),
                     chain,
-                    unknown: pa.unknown || pb.unknown,
+                    unknown: Part::first_unknown(pa.unknown, pb.unknown),
                 });
             }
         }

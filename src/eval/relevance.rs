@@ -529,6 +529,22 @@ impl Interp<'_, '_> {
             }
             found = all_build && built.len() >= 2;
         }
+        // A lazy import (`from flashinfer.fused_moe import cutlass_fused_moe` in the body, then
+        // `return cutlass_fused_moe, ActivationType`): every `return` gives names from outside
+        // the tree. Named by the call, the kernel it hands out would be an unresolved callee;
+        // evaluated, it is that kernel, which a kernel model may describe.
+        if !found && !scope.returns.is_empty() {
+            let outside = |this: &mut Self, expr: &Expr| {
+                matches!(expr, Expr::Name(_))
+                    && this.resolver.resolve(&ctx, expr).iter().all(|f| matches!(f.def, Def::External(_)))
+                    && !this.resolver.resolve(&ctx, expr).is_empty()
+            };
+            found = scope.returns.iter().all(|ret| match ret.value.as_deref() {
+                Some(Expr::Tuple(t)) => !t.elts.is_empty() && t.elts.iter().all(|e| outside(self, e)),
+                Some(e) => outside(self, e),
+                None => false,
+            });
+        }
         self.relevance.factories.insert(func, found);
         found
     }

@@ -124,6 +124,9 @@ pub struct Row {
     /// Why the row is UNKNOWN, when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The unresolved callees the incomplete parts went through (entries of `unresolved`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocked_by: Vec<Note>,
 }
 
 /// The configurations of one outcome: the rows with that verdict and those exponents, merged.
@@ -472,7 +475,7 @@ fn collect_nums(
 /// Whether a number took part in scaling: a non-zero exponent, an application site (even one
 /// a division cancelled), or code whose effect is unknown.
 fn touched(n: &Num) -> bool {
-    n.parts.iter().any(|p| p.exp != 0 || !p.sites.is_empty() || p.unknown)
+    n.parts.iter().any(|p| p.exp != 0 || !p.sites.is_empty() || p.unknown.is_some())
 }
 
 /// New decision-diagram nodes the printing context of the rows may take (the table is shared
@@ -487,6 +490,8 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         cond: Cond,
         exponents: BTreeSet<i32>,
         parts: BTreeSet<(i32, Vec<SiteId>, bool)>,
+        /// What made incomplete parts so (indices into `Interp::blockers`).
+        blocked_by: BTreeSet<u32>,
         has_data: bool,
         unknown: Vec<String>,
     }
@@ -522,6 +527,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                 cond: c,
                 exponents: BTreeSet::new(),
                 parts: BTreeSet::new(),
+                blocked_by: BTreeSet::new(),
                 has_data: true,
                 unknown,
             });
@@ -533,6 +539,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                 cond: c.clone(),
                 exponents: BTreeSet::new(),
                 parts: BTreeSet::new(),
+                blocked_by: BTreeSet::new(),
                 has_data: false,
                 unknown,
             });
@@ -541,21 +548,37 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         for (nc, n) in nums {
             let mut exponents = BTreeSet::new();
             let mut parts = BTreeSet::new();
+            let mut blocked_by = BTreeSet::new();
             for part in &n.parts {
                 if part.exp != 0 {
                     exponents.insert(part.exp);
                 }
-                if part.exp != 0 || !part.sites.is_empty() || part.unknown {
-                    parts.insert((part.exp, part.sites.to_vec(), part.unknown));
+                if part.exp != 0 || !part.sites.is_empty() || part.unknown.is_some() {
+                    parts.insert((part.exp, part.sites.to_vec(), part.unknown.is_some()));
                 }
+                blocked_by.extend(part.unknown);
             }
-            alternatives.push(Alternative { cond: nc, exponents, parts, has_data: true, unknown: unknown.clone() });
+            alternatives.push(Alternative {
+                cond: nc,
+                exponents,
+                parts,
+                blocked_by,
+                has_data: true,
+                unknown: unknown.clone(),
+            });
         }
     }
     // A configuration is the conjunction of everything it chose; merge outcomes per (outcome
     // key), then split overlapping data into the rows of the worst outcome.
-    let mut groups: Vec<(Verdict, BTreeSet<i32>, BTreeSet<(i32, Vec<SiteId>, bool)>, Cond, Option<String>)> =
-        Vec::new();
+    struct Group {
+        verdict: Verdict,
+        exponents: BTreeSet<i32>,
+        parts: BTreeSet<(i32, Vec<SiteId>, bool)>,
+        cond: Cond,
+        reason: Option<String>,
+        blocked_by: BTreeSet<u32>,
+    }
+    let mut groups: Vec<Group> = Vec::new();
     // Configurations where the count cannot matter (the value is 1, the data is empty) are
     // named and left out of the verdict. Built before anything large: it is negated, so a
     // widened one would exclude configurations that matter.
@@ -595,16 +618,29 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
             (
                 Verdict::Unknown,
                 Some(
-                    "part of the output went through code whose effect on the scale is not known (see unresolved)"
+                    "part of the output went through code whose effect on the scale is not known (see blocked by)"
                         .to_string(),
                 ),
             )
         } else {
             (verdict_of(&o.exponents), None)
         };
-        match groups.iter_mut().find(|g| g.0 == verdict && g.1 == o.exponents && g.2 == o.parts && g.4 == reason) {
-            Some(group) => group.3 = group.3.or(&o.cond),
-            None => groups.push((verdict, o.exponents, o.parts, o.cond, reason)),
+        match groups
+            .iter_mut()
+            .find(|g| g.verdict == verdict && g.exponents == o.exponents && g.parts == o.parts && g.reason == reason)
+        {
+            Some(group) => {
+                group.cond = group.cond.or(&o.cond);
+                group.blocked_by.extend(o.blocked_by);
+            }
+            None => groups.push(Group {
+                verdict,
+                exponents: o.exponents,
+                parts: o.parts,
+                cond: o.cond,
+                reason,
+                blocked_by: o.blocked_by,
+            }),
         }
     }
     // A site's "runs when" is the same text in every row that shows it.
@@ -613,7 +649,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     let mut row_conds: Vec<Cond> = Vec::new();
     let mut rows: Vec<Row> = groups
         .into_iter()
-        .map(|(verdict, exponents, parts, cond, reason)| {
+        .map(|Group { verdict, exponents, parts, cond, reason, blocked_by }| {
             let shown = conds.decisive(&cond, &care, &mut fuel);
             let configurations = printed(conds, &shown, &care);
             let parts = parts
@@ -629,11 +665,15 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                 .collect();
             let exponents: Vec<i32> = exponents.into_iter().collect();
             row_conds.push(cond);
+            let mut blocked_by: Vec<Note> = blocked_by.into_iter().map(|b| blocker_note(interp, b)).collect();
+            blocked_by.sort();
+            blocked_by.dedup();
             Row {
                 outcome: Outcome { verdict, exponent: net_exponent(&exponents), exponents },
                 configurations,
                 parts,
                 reason,
+                blocked_by,
             }
         })
         .collect();
@@ -670,8 +710,9 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     let mut unresolved: Vec<Note> = interp
         .blockers
         .iter()
-        .filter(|b| conds.feasible(&b.when.and(&care)))
-        .map(|b| Note { location: Some(Location::new(index, b.loc.file, b.loc.span)), what: b.what.clone() })
+        .enumerate()
+        .filter(|(_, b)| conds.feasible(&b.when.and(&care)))
+        .map(|(i, _)| blocker_note(interp, i as u32))
         .collect();
     unresolved.sort();
     unresolved.dedup();
@@ -788,6 +829,12 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
             sites: interp.sites.len(),
         },
     }
+}
+
+/// A blocker as the report names it.
+fn blocker_note(interp: &Interp, id: u32) -> Note {
+    let b = &interp.blockers[id as usize];
+    Note { location: Some(Location::new(interp.index, b.loc.file, b.loc.span)), what: b.what.clone() }
 }
 
 /// The net exponent when every scaled part agrees (none scaled: 0).

@@ -36,8 +36,20 @@ pub struct Part {
     pub sites: Rc<[SiteId]>,
     pub chain: Rc<[HopId]>,
     /// The part went through a callee whose effect on the scale is not known (an unresolved
-    /// function, a bound): its exponent is a lower bound of what is known, not the answer.
-    pub unknown: bool,
+    /// function): its exponent is what is known, not the answer. The first such callee, as an
+    /// index into `Interp::blockers` (see [`Part::first_unknown`]).
+    pub unknown: Option<u32>,
+}
+
+impl Part {
+    /// What makes a part combined from two unknown: the blocker met first (the lower index),
+    /// one value whichever order they combine in.
+    pub fn first_unknown(a: Option<u32>, b: Option<u32>) -> Option<u32> {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        }
+    }
 }
 
 /// A number or tensor. A sum of differently scaled things has several parts (`shared +
@@ -52,7 +64,7 @@ pub struct Num {
 
 impl Num {
     pub fn plain_tensor() -> Num {
-        Num { tensor: true, parts: vec![Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: false }] }
+        Num { tensor: true, parts: vec![Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None }] }
     }
 
     /// The largest magnitude exponent (0 when the value is not scaled).

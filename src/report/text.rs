@@ -450,6 +450,13 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
         if let Some(reason) = &row.reason {
             let _ = writeln!(out, "  why unknown: {reason}");
         }
+        if !row.blocked_by.is_empty() {
+            let _ = writeln!(out, "  blocked by:");
+            for note in &row.blocked_by {
+                let location = note.location.as_ref().map(|l| l.to_string()).unwrap_or_default();
+                let _ = writeln!(out, "    {location}  {}", note.what);
+            }
+        }
         if row.parts.is_empty() {
             let _ = writeln!(out, "  no application of {} reaches the output here", report.value);
         }

@@ -1059,6 +1059,34 @@ fn a_skipped_call_runs_when_what_it_wrote_into_an_object_handed_in_is_read() {
 }
 
 #[test]
+fn a_kernel_imported_inside_a_function_and_handed_out_is_that_kernel() {
+    // `fused_experts, _ = _moe_kernels()`, which imports it in its body: the call is evaluated,
+    // so the kernel given the factor is a delegated application, not an unresolved callee.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_import.LazyKernelMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let site = &out.json()["rows"][0]["parts"][0]["sites"][0];
+    assert_eq!(
+        (site["kind"].as_str(), site["callee"].as_str()),
+        (Some("delegated"), Some("fastkernels.moe.fused_experts"))
+    );
+    let (code, verdict, _) = trace("trace/router", &["--entry", "gate.lazy_import.DoubleLazyKernelMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"));
+}
+
+#[test]
+fn an_unknown_row_names_the_callee_that_blocked_it() {
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_import.UnsetFinalizeMoE"]);
+    assert_eq!(verdict, "UNKNOWN", "{}", out.stdout);
+    let blocked = out.json()["rows"][0]["blocked_by"].clone();
+    assert_eq!(blocked.as_array().map(Vec::len), Some(1), "{}", out.stdout);
+    assert_eq!(blocked[0]["location"]["line"], 38, "{}", out.stdout);
+    assert!(blocked[0]["what"].as_str().unwrap().contains("`UnsetFinalizeMoE.finalize` is never set"), "{blocked}");
+    // A row that is decided names nothing.
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.lazy_import.LazyKernelMoE"]);
+    assert!(out.json()["rows"][0].get("blocked_by").is_none(), "{}", out.stdout);
+}
+
+#[test]
 fn a_global_set_by_an_initialization_function_is_not_its_initial_none() {
     // `_TP = None`, set by `initialize_tensor_parallel` (`global _TP`): `assert _TP is not
     // None` in the getter is a check, not the end of every configuration.
