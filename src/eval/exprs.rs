@@ -41,7 +41,9 @@ impl Interp<'_, '_> {
                 let operand = self.eval(frame, &unary.operand, pc);
                 match unary.op {
                     ast::UnaryOp::Not => {
-                        let t = self.truthy(&operand, loc);
+                        // The test is of the operand: an atom made here is named after it, not
+                        // after `not x` (which would print the negation the other way round).
+                        let t = self.truthy(&operand, self.loc(frame.file, unary.operand.as_ref()));
                         self.bool_value(&t.not(), pc)
                     }
                     ast::UnaryOp::USub => self.map(&operand, |_, v| match v {
@@ -1570,9 +1572,12 @@ pub fn viewed_local<'e>(frame: &Frame, expr: &'e Expr) -> Option<&'e Name> {
     }
 }
 
-/// Tensor methods that multiply or divide by an argument (or add a multiple of one): no other
-/// kind of Python value has them, so an unknown receiver of one is a tensor.
+/// Tensor methods that multiply or divide by an argument (or add a multiple of one), or fill a
+/// tensor with one: no other kind of Python value has them, so an unknown receiver of one is a
+/// tensor.
 pub const SCALING_METHODS: &[&str] = &[
+    "new_full",
+    "fill_",
     "mul",
     "mul_",
     "multiply",

@@ -562,6 +562,18 @@ impl<'r, 'a> Interp<'r, 'a> {
                 }
                 _ => self.conds.truth(),
             },
+            // The traced value (or a number made of it) is one value however it is named: where it
+            // is 0 or None there is nothing to apply, and those configurations are left out of
+            // the answer like a value of 1 (`if not factor: return x`).
+            Value::Num(n) if !n.tensor && n.carries_traced() => {
+                let name = self.traced.name.to_string();
+                let falsy = self.atom(AtomKey::Test(format!("not bool({name})")), || format!("not {name}"));
+                if let Some((atom, true)) = self.conds.as_literal(&falsy) {
+                    self.conds.mark_vacuous(atom, "the value is 0 or None: there is nothing to apply");
+                    self.conds.fix(atom, false);
+                }
+                falsy.not()
+            }
             Value::Num(_) | Value::Unknown(_) => {
                 let text = self.text(loc);
                 self.atom(AtomKey::Test(format!("bool({text})")), || text)

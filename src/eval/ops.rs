@@ -334,6 +334,31 @@ impl Interp<'_, '_> {
         out
     }
 
+    /// A tensor filled with `fill`: ones times `fill`, so a number that carries the traced
+    /// value is applied here (`w.new_full(shape, 1 / v)` divides, at this place); anything
+    /// else, or no fill given, is plain data.
+    fn filled(&mut self, fill: Option<G>, pc: &Cond, loc: Loc) -> G {
+        let plain = || Value::Num(Rc::new(Num::plain_tensor()));
+        let Some(fill) = fill else { return G::under(*pc, plain()) };
+        let mut out = G::empty();
+        for (c, v) in fill.iter() {
+            let c = c.and(pc);
+            match v {
+                Value::Num(n) if n.carries_traced() => {
+                    let ones = G::under(c, plain());
+                    let product = self.binop(&ones, Operator::Mult, &G::under(c, v.clone()), &c, loc, false);
+                    out.extend(&self.conds, product);
+                }
+                _ => out.push(&self.conds, c, plain()),
+            }
+        }
+        let rest = pc.and(&out.coverage(&self.conds).not());
+        if self.conds.feasible(&rest) {
+            out.push(&self.conds, rest, Value::Num(Rc::new(Num::plain_tensor())));
+        }
+        out
+    }
+
     /// A method called on something that is not an object of the tree.
     pub fn call_method(&mut self, receiver: &Value, name: &str, args: Args, pc: &Cond, loc: Loc) -> G {
         match receiver {
@@ -421,7 +446,15 @@ impl Interp<'_, '_> {
                 None => receiver,
             },
             "copy_" => first.unwrap_or(receiver),
-            "fill_" | "zero_" | "new_empty" | "new_zeros" | "new_ones" | "new_full" | "new_tensor" | "zeros_like" => {
+            // A tensor filled with a value holds that value's scale (`w.new_full(shape, 1 / v)`
+            // is a weight of 1/v).
+            "new_full" => {
+                let fill = args.positional.get(1).map(|a| a.value.clone()).or_else(|| keyword(&args, "fill_value"));
+                self.filled(fill, pc, loc)
+            }
+            "fill_" => self.filled(first.or_else(|| keyword(&args, "value")), pc, loc),
+            "new_tensor" => self.filled(first.or_else(|| keyword(&args, "data")), pc, loc),
+            "zero_" | "new_empty" | "new_zeros" | "new_ones" | "zeros_like" => {
                 G::under(pc.clone(), Value::Num(Rc::new(Num::plain_tensor())))
             }
             "size" | "dim" | "numel" | "stride" | "is_contiguous" | "element_size" | "data_ptr" | "get_device" => {
@@ -658,6 +691,14 @@ impl Interp<'_, '_> {
                     let id = self.alloc(ObjKind::List(Vec::new()), loc);
                     G::under(pc.clone(), Value::Obj(id))
                 });
+            }
+            // Filled with a value (`torch.full(shape, v)`, `torch.tensor(v)`): that value's scale.
+            "full" | "full_like" if receiver.is_none() && path.starts_with("torch.") => {
+                let fill = args.positional.get(1).map(|a| a.value.clone()).or_else(|| keyword("fill_value"));
+                return self.filled(fill, pc, loc);
+            }
+            "tensor" | "as_tensor" if receiver.is_none() && path.starts_with("torch.") => {
+                return self.filled(first.or_else(|| keyword("data")), pc, loc);
             }
             "Parameter" | "empty" | "zeros" | "ones" | "full" | "randn" | "rand" | "randint" | "arange"
             | "empty_like" | "zeros_like" | "ones_like" | "full_like" | "rand_like" | "randn_like" | "tensor"

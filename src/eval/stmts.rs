@@ -80,7 +80,7 @@ impl Interp<'_, '_> {
             }
             Stmt::Assert(assert) => {
                 let test = self.eval(frame, &assert.test, pc);
-                let holds = self.truthy(&test, loc);
+                let holds = self.truthy(&test, self.loc(frame.file, assert.test.as_ref()));
                 self.raise_under(&pc.and(&holds.not()), loc);
             }
             Stmt::If(node) => {

@@ -1087,6 +1087,35 @@ fn an_unknown_row_names_the_callee_that_blocked_it() {
 }
 
 #[test]
+fn a_tensor_filled_with_the_inverse_of_the_value_divides_where_it_is_made() {
+    // `weights.new_full(shape, 1.0 / factor)`: the shared slot's weight. Compensated by the
+    // block's multiply, ONCE; without it the slot stays at 1/factor (it read as unscaled).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.filled.FilledSlotMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.filled.UncompensatedSlotMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "INVERSE"), "{}", out.stdout);
+    let site = &out.json()["rows"][0]["parts"][0]["sites"][0];
+    assert_eq!((site["location"]["line"].as_i64(), site["exponent"].as_i64()), (Some(18), Some(-1)), "{site}");
+}
+
+#[test]
+fn where_the_value_is_zero_or_none_nothing_is_applied() {
+    // `if not self.routed_scaling_factor: return x`: left out, not a NEVER row (and not the
+    // other way round, as when the atom was named after `not x`).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.falsy.FalsyGuardMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    let vacuous = &out.json()["vacuous"];
+    assert_eq!(vacuous[0]["condition"], "not routed_scaling_factor", "{vacuous}");
+    // Read through a parameter of another name, the same test.
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.falsy.SharedSlotWeightMoE"]);
+    assert_eq!(
+        rows(&out),
+        [("NEVER".into(), 0, "config.fused_in_topk".into()), ("INVERSE".into(), -1, "not config.fused_in_topk".into())]
+    );
+}
+
+#[test]
 fn a_global_set_by_an_initialization_function_is_not_its_initial_none() {
     // `_TP = None`, set by `initialize_tensor_parallel` (`global _TP`): `assert _TP is not
     // None` in the getter is a check, not the end of every configuration.
