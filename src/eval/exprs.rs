@@ -840,7 +840,7 @@ impl Interp<'_, '_> {
                     self.run_writers(super::interp::Reached::Param(root), attr, loc);
                 }
                 // What code wrote into it, where it did; its own attribute elsewhere.
-                let written = self.opaque_object(*s, false).and_then(|id| {
+                let written = self.opaque_object(*s, None).and_then(|id| {
                     let g = self.read_object(id).fields.get(attr).cloned()?;
                     Some(g.relative_to(&self.conds, &self.base).restrict(&self.conds, pc))
                 });
@@ -1333,7 +1333,9 @@ impl Interp<'_, '_> {
                     // An unknown object handed in keeps what was written into it (see
                     // `ObjKind::Opaque`).
                     let v = match v {
-                        Value::Sym(s) if self.is_handed_in(s) => Value::Obj(self.opaque_object(s, true).expect("made")),
+                        Value::Sym(s) if self.is_handed_in(s) => {
+                            Value::Obj(self.opaque_object(s, Some(loc)).expect("made"))
+                        }
                         other => other,
                     };
                     if let Value::Obj(id) = v {

@@ -711,16 +711,13 @@ impl<'r, 'a> Interp<'r, 'a> {
         }
     }
 
-    /// The object holding what code wrote into the unknown value `s` (made on the first
-    /// write; `None` before it).
-    pub fn opaque_object(&mut self, s: SymId, create: bool) -> Option<HeapId> {
+    /// The object holding what code wrote into the unknown value `s`: made by the first write
+    /// (`first_write`, where it is), `None` before it.
+    pub fn opaque_object(&mut self, s: SymId, first_write: Option<Loc>) -> Option<HeapId> {
         if let Some(&id) = self.opaque.get(&s) {
             return Some(id);
         }
-        if !create {
-            return None;
-        }
-        let created = Loc { file: crate::index::FileId::from_u32(0), span: Default::default() };
+        let created = first_write?;
         let id = self.alloc(ObjKind::Opaque(s), created);
         self.shared[id as usize] = true;
         self.opaque.insert(s, id);
