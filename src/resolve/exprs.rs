@@ -124,6 +124,17 @@ impl Resolver<'_> {
                 out
             }
             Expr::Call(call) => self.call_result(ctx, call, walk),
+            // A union of classes (`KindLike = Kind | RegisteredKind`, a type alias): each of
+            // them, as `isinstance` and annotations take it. Anything else `|` makes is not
+            // followed.
+            Expr::BinOp(binop) if matches!(binop.op, ast::Operator::BitOr) => {
+                let mut out = self.expr(ctx, &binop.left, walk);
+                out.extend(self.expr(ctx, &binop.right, walk));
+                let classes = out.iter().all(|f| {
+                    matches!(f.def, Def::Class(_) | Def::External(_) | Def::Constant(crate::syntax::Constant::None))
+                });
+                if classes && out.iter().any(|f| matches!(f.def, Def::Class(_))) { out } else { Vec::new() }
+            }
             Expr::If(ifexp) => {
                 let test = ifexp.test.range();
                 let hop = |e: &Expr| Hop { file: ctx.file, range: e.range().into(), kind: HopKind::Branch };

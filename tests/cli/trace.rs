@@ -1116,6 +1116,17 @@ fn where_the_value_is_zero_or_none_nothing_is_applied() {
 }
 
 #[test]
+fn a_getter_declared_as_a_union_alias_runs_the_predicates_of_its_classes() {
+    // `def get_kind() -> KindLike` with `KindLike = Kind | RegisteredKind`: the predicate
+    // another enum also defines is the one of these classes, an equality of the kind, so the
+    // two multiplies exclude each other (it was an atom of its own: a TWICE no kind reaches).
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.backend_like.BackendLikeMoE"]);
+    let table = rows(&out);
+    assert!(!table.iter().any(|r| r.0 == "TWICE"), "{}", out.stdout);
+    assert!(table.contains(&("ONCE".into(), 1, "get_kind() == \"plain\"".into())), "{table:?}");
+}
+
+#[test]
 fn a_global_set_by_an_initialization_function_is_not_its_initial_none() {
     // `_TP = None`, set by `initialize_tensor_parallel` (`global _TP`): `assert _TP is not
     // None` in the getter is a check, not the end of every configuration.
