@@ -1041,6 +1041,8 @@ impl Conds {
         lits.retain(|&(a, holds)| {
             holds || !matches!(&self.atoms[a].key, AtomKey::Equals(s, _) if equal_to_one.contains(s))
         });
+        // So are those an assumption (or a value of 1, 0 or None) fixed.
+        lits.retain(|&(a, holds)| self.fixed.meets(&self.literal_cond(a, !holds)));
         lits.sort();
         Some(lits)
     }
@@ -1363,6 +1365,11 @@ mod tests {
         }
         assert!(conds.feasible(&cube), "the example is a configuration");
         assert!(!conds.feasible(&cube.and(&cond.not())), "the example lies inside the condition");
+        // An atom fixed (by an assumption) is not repeated in it.
+        conds.fix(2, true);
+        let example = conds.example_within(&cond, &conds.truth()).expect("satisfiable");
+        assert!(!example.iter().any(|&(atom, _)| atom == 2), "{example:?}");
+        assert!(example.contains(&(3, true)) && example.contains(&(4, true)), "{example:?}");
     }
 }
 
