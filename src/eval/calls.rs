@@ -762,6 +762,21 @@ impl Interp<'_, '_> {
             }
         }
         let has_data = args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))));
+        // An operator the tree registers (`@register_custom_op(...)`) takes tensors and numbers
+        // only, so the module it runs is looked up at run time (`moe_layers[layer_id]`): it may
+        // apply anything, and its data does not just pass through. Said so, rather than counted.
+        if has_data && self.index.function(func).decorators.iter().any(super::custom_ops::names_custom_op) {
+            let path = self.index.function_path(func);
+            let what = format!(
+                "data passes through the operator `{path}`, not evaluated: the module it runs is looked up at run time"
+            );
+            let blocker = self.blocker(loc, what, pc);
+            let result = self.call_external(&path, None, args, pc, loc);
+            return self.map(&result, |_, v| match v {
+                Value::Num(n) => Value::Num(Rc::new(taint(&n, blocker))),
+                other => other,
+            });
+        }
         if has_data {
             let path = self.index.function_path(func);
             let receiver = receiver.filter(|r| matches!(r, Value::Num(_)));

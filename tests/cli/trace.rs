@@ -789,6 +789,13 @@ fn an_operator_the_tree_registers_runs_its_code_for_the_layer_that_called_it() {
     // Taking the looked-up layer to be the caller is an assumption, and said so.
     let unresolved = out.json()["unresolved"].to_string();
     assert!(unresolved.contains("is the CustomOpMoE that called the operator"), "{unresolved}");
+    // An operator registered by a decorator and called by its name, never seeing the factor
+    // (SGLang's piecewise-graph MoE), is not followed; its data does not just pass through
+    // (that read NEVER): the row is UNKNOWN and names it.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.custom_op.DecoratedOpMoE"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    let blocked = out.json()["rows"][0]["blocked_by"].to_string();
+    assert!(blocked.contains("the operator `gate.custom_op.indexed_moe_forward`"), "{blocked}");
 }
 
 #[test]
