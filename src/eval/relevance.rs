@@ -19,7 +19,10 @@
 //!   `--assume _is_cuda=true` fixes everywhere), so a platform key and the platform flags agree.
 //!
 //! Any other call is an outside computation on the data it receives: scales pass through, no
-//! application happens in it, and a condition on its result is an atom named by the call.
+//! application happens in it, and a condition on its result is an atom named by the call. Not
+//! so for a function the tree registers as an operator (`@register_custom_op(...)`): it takes
+//! only tensors and numbers, so it runs a module it looks up at run time, and what it gives
+//! back is data of unknown scale (`Interp::skipped_call`).
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
