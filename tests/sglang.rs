@@ -231,50 +231,51 @@ fn sglang_trace_of_the_components() {
     assert_eq!(vacuous, ["hidden_states.shape[0] == 0", "self.routed_scaling_factor == 1.0"]);
 }
 
+/// The walkthrough's question (section 3): DeepSeek V4's MoE block on CUDA, unquantized, no
+/// all-to-all backend, no plugins, forced kernels or paged experts.
+const ASSUMED_CUDA_V2: &[&str] = &[
+    "routed_scaling_factor",
+    "--entry",
+    "sglang.srt.models.deepseek_v2.DeepseekV2MoE",
+    "--assume",
+    "is_deepseek_v4=true",
+    "--assume",
+    "quant_config=None",
+    "--assume",
+    "_use_aiter=false",
+    "--assume",
+    "_is_hip=false",
+    "--assume",
+    "get_moe_a2a_backend()=none",
+    "--assume",
+    "_is_cuda=true",
+    "--assume",
+    "_is_npu=false",
+    "--assume",
+    "_is_cpu=false",
+    "--assume",
+    "_is_xpu=false",
+    "--assume",
+    "_is_musa=false",
+    // No out-of-tree platform plugin and no forced kernel backend (a debug switch):
+    // `BaseFusedOp` then dispatches on the platform key, computed from `is_cuda()`.
+    "--assume",
+    "_oot_dispatch_key()=None",
+    "--assume",
+    "get_fused_op_backend()=None",
+    // Paged experts (a server option) wrap the runner once more: followed when not
+    // assumed away, they take the trace past its step bound.
+    "--assume",
+    "get_exec().moe.enable_paged_experts=false",
+];
+
 #[test]
 fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
     let Some(tree) = sglang_tree() else { return };
     // The walkthrough's question (section 3): DeepSeek V4's MoE block on CUDA, unquantized,
     // no all-to-all backend. Not decided yet (the expert output takes more alternatives than a
     // value keeps), but what it does find is checked against the code.
-    let v2 = trace(
-        &tree,
-        &[
-            "routed_scaling_factor",
-            "--entry",
-            "sglang.srt.models.deepseek_v2.DeepseekV2MoE",
-            "--assume",
-            "is_deepseek_v4=true",
-            "--assume",
-            "quant_config=None",
-            "--assume",
-            "_use_aiter=false",
-            "--assume",
-            "_is_hip=false",
-            "--assume",
-            "get_moe_a2a_backend()=none",
-            "--assume",
-            "_is_cuda=true",
-            "--assume",
-            "_is_npu=false",
-            "--assume",
-            "_is_cpu=false",
-            "--assume",
-            "_is_xpu=false",
-            "--assume",
-            "_is_musa=false",
-            // No out-of-tree platform plugin and no forced kernel backend (a debug switch):
-            // `BaseFusedOp` then dispatches on the platform key, computed from `is_cuda()`.
-            "--assume",
-            "_oot_dispatch_key()=None",
-            "--assume",
-            "get_fused_op_backend()=None",
-            // Paged experts (a server option) wrap the runner once more: followed when not
-            // assumed away, they take the trace past its step bound.
-            "--assume",
-            "get_exec().moe.enable_paged_experts=false",
-        ],
-    );
+    let v2 = trace(&tree, ASSUMED_CUDA_V2);
     // It evaluates to the end: no step or decision-diagram bound stopped it.
     assert_evaluated_to_the_end(&v2);
     // The all-to-all backend is the string "none": its predicates (`is_deepep()`, ...) are
@@ -321,17 +322,32 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
         }
     }
     assert!(with_multiply > 0);
-    // The Triton runner's own application (moe_combine_topk: `out_slice.mul_`, the
-    // `moe_sum_reduce` kernels, the torch.compile variant) reaches the output: its result
-    // travels back in place and inside the combine record.
+    // The Triton runner's own application (moe_combine_topk: the `moe_sum_reduce` kernels, the
+    // torch.compile variant) reaches the output: its result travels back in place and inside
+    // the combine record.
     let runner = "sglang/srt/layers/moe/moe_runner/triton_utils/fused_moe.py";
-    let runner_lines: BTreeSet<u64> = rows
-        .iter()
-        .flat_map(row_sites)
-        .filter(|(path, _, exponent)| path == runner && *exponent == 1)
-        .map(|(_, line, _)| line)
-        .collect();
-    assert_eq!(runner_lines, BTreeSet::from([407, 995, 1008, 1020]), "{rows:#?}");
+    let runner_lines = |rows: &[Value]| -> BTreeSet<u64> {
+        rows.iter()
+            .flat_map(row_sites)
+            .filter(|(path, _, exponent)| path == runner && *exponent == 1)
+            .map(|(_, line, _)| line)
+            .collect()
+    };
+    let lines = runner_lines(rows);
+    assert!([407, 1008, 1020].iter().all(|l| lines.contains(l)), "{lines:?}");
+    // With the fused sum-all-reduce on, it is `out_slice.mul_` (fused_moe.py:995), and only it:
+    // `out_slice` is the output buffer itself. (The runner's kernels no longer appear together in
+    // one output: the alternatives a record holds are kept apart.)
+    let mut fused_args: Vec<&str> = ASSUMED_CUDA_V2.to_vec();
+    fused_args.extend([
+        "--assume",
+        "get_exec().moe.enable_fused_moe_sum_all_reduce=true",
+        "--assume",
+        "is_in_tc_piecewise_cuda_graph()=false",
+    ]);
+    let fused = trace(&tree, &fused_args);
+    let fused_rows = fused["rows"].as_array().unwrap();
+    assert_eq!(runner_lines(fused_rows), BTreeSet::from([995]), "{fused_rows:#?}");
 }
 
 #[test]

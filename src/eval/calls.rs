@@ -392,9 +392,12 @@ impl Interp<'_, '_> {
         // Data inside a record handed over (`dispatcher.combine(combine_input=...)` with the
         // expert output in a NamedTuple) passes through as well.
         if !carries_data {
-            if let Some(held) = self.held_scaled_data(&args) {
+            if let Some(held) = self.held_scaled_data(&args, pc) {
                 let blocker = self.blocker(loc, data_through_unresolved(label), pc);
-                return G::under(*pc, Value::Num(Rc::new(taint(&held, blocker))));
+                return self.map(&held, |_, v| match v {
+                    Value::Num(n) => Value::Num(Rc::new(taint(&n, blocker))),
+                    other => other,
+                });
             }
         }
         if carries_data {
@@ -785,8 +788,8 @@ impl Interp<'_, '_> {
         // Scaled data inside a record handed over (`dispatcher.combine(combine_input)`, the
         // expert output in a NamedTuple) passes through like data handed over directly.
         if self.index.function(func).name.as_str() != "__init__" {
-            if let Some(held) = self.held_scaled_data(&args) {
-                return G::under(*pc, Value::Num(Rc::new(held)));
+            if let Some(held) = self.held_scaled_data(&args, pc) {
+                return held;
             }
         }
         let key = self.call_key(&receiver, &args, loc);
@@ -1506,23 +1509,95 @@ impl Interp<'_, '_> {
 impl Interp<'_, '_> {
     /// The scaled tensors (or tensors with application sites) the arguments hold inside
     /// tuples and objects, as one tensor with all their parts; `None` when there are none.
-    fn held_scaled_data(&self, args: &Args) -> Option<Num> {
-        let mut held = Vec::new();
-        for g in args.all_values().chain(args.splats.iter()) {
-            for (_, v) in g.iter() {
+    fn held_scaled_data(&mut self, args: &Args, pc: &Cond) -> Option<G> {
+        // One slot per place a tensor is held (argument, field, item): the alternatives of one
+        // slot exclude each other (the expert output of one runner or another), those of
+        // different slots are held together. Merging every alternative into one tensor made
+        // an output hold the parts of several runners no configuration runs together.
+        let mut slots: Vec<(String, G)> = Vec::new();
+        let values: Vec<G> = args.all_values().chain(args.splats.iter()).cloned().collect();
+        let mut seen = Vec::new();
+        for (i, g) in values.iter().enumerate() {
+            for (c, v) in g.iter() {
                 if !matches!(v, Value::Num(_)) {
-                    self.held_tensors(v, 0, &mut Vec::new(), &mut held);
+                    self.held_slots(v, i.to_string(), *c, 0, &mut seen, &mut slots);
                 }
             }
         }
-        if !held.iter().any(|n| n.parts.iter().any(|p| p.exp != 0 || !p.sites.is_empty())) {
+        // Data scaled somewhere, or of a scale not known (which must stay so).
+        let scaled = |g: &G| {
+            g.iter().any(|(_, v)| {
+                matches!(v, Value::Num(n) if n.parts.iter().any(|p| p.exp != 0 || !p.sites.is_empty() || p.unknown.is_some()))
+            })
+        };
+        if !slots.iter().any(|(_, g)| scaled(g)) {
             return None;
         }
-        let mut all = Num { tensor: true, parts: Vec::new() };
-        for n in &held {
-            all = super::ops::union(&all, n);
+        let plain = || Value::Num(Rc::new(Num::plain_tensor()));
+        let mut out = G::under(*pc, plain());
+        for (_, slot) in slots {
+            let mut slot = slot.restrict(&self.conds, pc);
+            // Where the slot holds no tensor, it adds nothing.
+            let gap = pc.and(&slot.coverage(&self.conds).not());
+            slot.push(&self.conds, gap, plain());
+            let (merged, hit) = self.union_nums(&out, &slot, pc).bounded(&self.conds);
+            if hit {
+                self.bound(None, "data held in a record took more alternatives than kept".to_string());
+            }
+            out = merged;
         }
-        Some(all)
+        Some(out)
+    }
+
+    /// The tensors `value` holds (itself, the items of a tuple, the fields and items of an
+    /// object, a few levels down), each at its place, under the condition it is held there.
+    fn held_slots(
+        &self,
+        value: &Value,
+        place: String,
+        cond: Cond,
+        depth: usize,
+        seen: &mut Vec<HeapId>,
+        slots: &mut Vec<(String, G)>,
+    ) {
+        if depth > 4 {
+            return;
+        }
+        match value {
+            Value::Num(n) if n.tensor => match slots.iter_mut().find(|(p, _)| *p == place) {
+                Some((_, g)) => g.push(&self.conds, cond, value.clone()),
+                None => slots.push((place, G::under(cond, value.clone()))),
+            },
+            Value::Tuple(items) => {
+                for (j, g) in items.iter().enumerate() {
+                    for (c, v) in g.iter() {
+                        self.held_slots(v, format!("{place}[{j}]"), cond.and(c), depth + 1, seen, slots);
+                    }
+                }
+            }
+            Value::Obj(id) if !seen.contains(id) => {
+                seen.push(*id);
+                let object = self.read_object(*id);
+                let mut held: Vec<(String, G)> = match &object.kind {
+                    ObjKind::List(items) => {
+                        items.iter().enumerate().map(|(j, g)| (format!("[{j}]"), g.clone())).collect()
+                    }
+                    ObjKind::Dict(entries) => entries.iter().map(|(k, g)| (format!("[{k}]"), g.clone())).collect(),
+                    _ => Vec::new(),
+                };
+                held.extend(object.fields.iter().map(|(k, g)| (format!(".{k}"), g.clone())));
+                // Fields of an object older than the call are seen from the entry.
+                let older = self.older_than_call(*id);
+                held.sort_by(|a, b| a.0.cmp(&b.0));
+                for (key, g) in held {
+                    let g = if older { g.relative_to(&self.conds, &self.base) } else { g };
+                    for (c, v) in g.iter() {
+                        self.held_slots(v, format!("{place}{key}"), cond.and(c), depth + 1, seen, slots);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     /// The tensors a value holds: itself, or the items of a tuple and the fields and items of

@@ -1134,6 +1134,15 @@ fn a_getter_declared_as_a_union_alias_runs_the_predicates_of_its_classes() {
 }
 
 #[test]
+fn what_a_record_may_hold_is_kept_apart_when_its_data_passes_through() {
+    // `dispatcher.combine(CombineInput(out, ids))`, not evaluated: the output is what the record
+    // holds in each configuration. Merged into one tensor it read ONCE where nothing scales.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.held.HeldMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "config.fast".into()), ("NEVER".into(), 0, "not config.fast".into())]);
+}
+
+#[test]
 fn a_global_set_by_an_initialization_function_is_not_its_initial_none() {
     // `_TP = None`, set by `initialize_tensor_parallel` (`global _TP`): `assert _TP is not
     // None` in the getter is a check, not the end of every configuration.
