@@ -114,8 +114,8 @@ pub struct TraceArgs {
     /// Fix an atom as the output names it (`_use_aiter=false`, `SGLANG_CUTLASS_MOE=1`,
     /// `config.model_type=deepseek_v4`, `quant_config=None`) or bind an unknown object to a
     /// class (`quant_config=Fp8Config`: an instance of it). VALUE is `true`/`false`, `None`, a
-    /// number, a class of the tree (a unique bare name or a dotted path), or else a string.
-    /// Repeatable.
+    /// number, a class of the tree (a unique bare name or a dotted path), or else a string (in
+    /// quotes, `NAME="triton"`, always a string). Repeatable.
     #[arg(long = "assume", value_name = "NAME=VALUE")]
     pub assumes: Vec<String>,
     /// Evaluate these methods in order on the entry object, sharing a dict-like `state`

@@ -186,7 +186,10 @@ fn trace_options(
                         Ok(class) => AssumedValue::Class(class),
                         // A class name that is not unique is not taken for a string.
                         Err(e @ target::TargetError::Ambiguous { .. }) => {
-                            return Err(format!("--assume `{spec}`: {e}"));
+                            let name = name.trim();
+                            return Err(format!(
+                                "--assume `{spec}`: {e}\nor quote the value to mean the string: --assume '{name}=\"{value}\"'"
+                            ));
                         }
                         Err(_) => AssumedValue::Const(Constant::Str(value.to_string())),
                     }

@@ -962,6 +962,13 @@ fn an_assumed_class_name_that_is_not_unique_is_a_usage_error() {
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("--assume `config.runner=Runner`: `Runner` is ambiguous"), "{}", out.stderr);
     assert!(out.stderr.contains("gate."), "candidates are listed: {}", out.stderr);
+    // A string of that spelling is written in quotes, and then it is one.
+    assert!(out.stderr.contains("--assume 'config.runner=\"Runner\"'"), "{}", out.stderr);
+    let out = run(
+        &fixture("trace/router"),
+        &["trace", "routed_scaling_factor", "--entry", "gate.paths.PathsMoE", "--assume", "config.runner=\"Runner\""],
+    );
+    assert_ne!(out.code, 2, "{}", out.stderr);
 }
 
 #[test]
