@@ -172,6 +172,14 @@ pub fn dotted_name(expr: &Expr) -> Option<String> {
     Some(parts.join("."))
 }
 
+/// The dotted name of a decorator, called (`@triton.jit(...)`) or not (`@triton.jit`).
+pub fn decorator_name(decorator: &Expr) -> Option<String> {
+    match decorator {
+        Expr::Call(call) => dotted_name(&call.func),
+        other => dotted_name(other),
+    }
+}
+
 /// A literal the analysis can print and compare.
 #[derive(Clone, Debug, serde::Serialize)]
 #[serde(untagged)]

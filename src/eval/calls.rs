@@ -1577,19 +1577,9 @@ impl Interp<'_, '_> {
             }
             Value::Obj(id) if !seen.contains(id) => {
                 seen.push(*id);
-                let object = self.read_object(*id);
-                let mut held: Vec<(String, G)> = match &object.kind {
-                    ObjKind::List(items) => {
-                        items.iter().enumerate().map(|(j, g)| (format!("[{j}]"), g.clone())).collect()
-                    }
-                    ObjKind::Dict(entries) => entries.iter().map(|(k, g)| (format!("[{k}]"), g.clone())).collect(),
-                    _ => Vec::new(),
-                };
-                held.extend(object.fields.iter().map(|(k, g)| (format!(".{k}"), g.clone())));
                 // Fields of an object older than the call are seen from the entry.
                 let older = self.older_than_call(*id);
-                held.sort_by(|a, b| a.0.cmp(&b.0));
-                for (key, g) in held {
+                for (key, g) in self.object_contents(*id) {
                     let g = if older { g.relative_to(&self.conds, &self.base) } else { g };
                     for (c, v) in g.iter() {
                         self.held_slots(v, format!("{place}{key}"), cond.and(c), depth + 1, seen, slots);
@@ -1600,8 +1590,22 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// What an object holds, by place (`[0]`, `[key]`, `.field`), in the order of the places.
+    fn object_contents(&self, id: HeapId) -> Vec<(String, G)> {
+        let object = self.read_object(id);
+        let mut held: Vec<(String, G)> = match &object.kind {
+            ObjKind::List(items) => items.iter().enumerate().map(|(j, g)| (format!("[{j}]"), g.clone())).collect(),
+            ObjKind::Dict(entries) => entries.iter().map(|(k, g)| (format!("[{k}]"), g.clone())).collect(),
+            _ => Vec::new(),
+        };
+        held.extend(object.fields.iter().map(|(k, g)| (format!(".{k}"), g.clone())));
+        held.sort_by(|a, b| a.0.cmp(&b.0));
+        held
+    }
+
     /// The tensors a value holds: itself, or the items of a tuple and the fields and items of
-    /// an object, a few levels down.
+    /// an object, a few levels down (what `held_slots` finds, without places or conditions:
+    /// the cheap question relevance asks of every call).
     pub(super) fn held_tensors(&self, value: &Value, depth: usize, seen: &mut Vec<HeapId>, out: &mut Vec<Rc<Num>>) {
         if depth > 4 {
             return;
@@ -1617,14 +1621,7 @@ impl Interp<'_, '_> {
             }
             Value::Obj(id) if !seen.contains(id) => {
                 seen.push(*id);
-                let object = self.read_object(*id);
-                let items: Vec<G> = match &object.kind {
-                    ObjKind::List(items) => items.clone(),
-                    ObjKind::Dict(entries) => entries.iter().map(|(_, g)| g.clone()).collect(),
-                    _ => Vec::new(),
-                };
-                let fields: Vec<G> = object.fields.values().cloned().collect();
-                for g in fields.iter().chain(items.iter()) {
+                for (_, g) in self.object_contents(*id) {
                     for (_, v) in g.iter() {
                         self.held_tensors(v, depth + 1, seen, out);
                     }
@@ -1682,11 +1679,7 @@ fn is_assignable(expr: &Expr) -> bool {
 /// Functions compiled for a device (`@triton.jit`, `@triton.autotune`, `@triton.heuristics`).
 fn is_device_kernel(func: &crate::index::FunctionFacts) -> bool {
     func.decorators.iter().any(|d| {
-        let head = match d {
-            Expr::Call(call) => call.func.as_ref(),
-            other => other,
-        };
-        crate::syntax::dotted_name(head).is_some_and(|n| {
+        crate::syntax::decorator_name(d).is_some_and(|n| {
             let last = n.rsplit('.').next().unwrap_or_default();
             n.starts_with("triton") || n.starts_with("tl.") || matches!(last, "jit" | "autotune" | "heuristics")
         })

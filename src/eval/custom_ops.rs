@@ -160,11 +160,7 @@ impl RegistrationFinder<'_> {
 /// Whether a decorator registers the function as an operator (`@custom_op("ns::f")`,
 /// `@torch.library.custom_op(...)`, a tree's own `@register_custom_op(...)`).
 pub fn names_custom_op(decorator: &Expr) -> bool {
-    let head = match decorator {
-        Expr::Call(call) => call.func.as_ref(),
-        other => other,
-    };
-    crate::syntax::dotted_name(head).is_some_and(|n| {
+    crate::syntax::decorator_name(decorator).is_some_and(|n| {
         let last = n.rsplit('.').next().unwrap_or(&n);
         last.contains("custom_op") && !last.contains("fake")
     })

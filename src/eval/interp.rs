@@ -97,7 +97,7 @@ pub struct Object {
 }
 
 /// What a skipped call could reach of what was handed in (see `Interp::pending_writers`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reached {
     /// A parameter of the entry, and every value that is part of it.
     Param(SymId),
@@ -240,6 +240,9 @@ pub struct Interp<'r, 'a> {
     pub pending_writers: Vec<(Vec<Reached>, Rc<super::calls::Skipped>)>,
     /// The objects some pending writer reaches (a quick test for reads).
     pub writer_reached: FxHashSet<HeapId>,
+    /// Per (what is read, attribute), how many pending writers from the start are known not
+    /// to write it (see `Interp::run_writers`).
+    writers_checked: FxHashMap<(Reached, String), usize>,
     /// Symbols being called through their deferred call (a guard against calling them again
     /// when that call gives them back).
     pub calling_deferred: rustc_hash::FxHashSet<SymId>,
@@ -349,6 +352,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             deferred: FxHashMap::default(),
             pending_writers: Vec::new(),
             writer_reached: FxHashSet::default(),
+            writers_checked: FxHashMap::default(),
             deferred_results: FxHashMap::default(),
             calling_deferred: Default::default(),
             unbuilt: FxHashMap::default(),
@@ -696,17 +700,24 @@ impl<'r, 'a> Interp<'r, 'a> {
                 return;
             }
         }
-        let mut run = Vec::new();
-        let mut i = 0;
-        while i < self.pending_writers.len() {
+        // Reads of the same attribute are frequent (`forward_batch.x` in every layer): the
+        // calls already found not to write it are not asked again, until one runs.
+        let key = (what, attr.to_string());
+        let start = self.writers_checked.get(&key).copied().unwrap_or(0);
+        let mut matching = Vec::new();
+        for i in start..self.pending_writers.len() {
             let (reach, skipped) = &self.pending_writers[i];
             if reach.contains(&what) && self.writes_attribute(skipped.0, attr, 0) {
-                run.push(self.pending_writers.remove(i).1);
-            } else {
-                i += 1;
+                matching.push(i);
             }
         }
-        for skipped in run {
+        if matching.is_empty() {
+            self.writers_checked.insert(key, self.pending_writers.len());
+            return;
+        }
+        self.writers_checked.clear();
+        let run: Vec<_> = matching.iter().rev().map(|&i| self.pending_writers.remove(i).1).collect();
+        for skipped in run.into_iter().rev() {
             self.evaluate_skipped(&skipped, loc);
         }
     }

@@ -538,9 +538,10 @@ impl Interp<'_, '_> {
         // evaluated, it is that kernel, which a kernel model may describe.
         if !found && !scope.returns.is_empty() {
             let outside = |this: &mut Self, expr: &Expr| {
-                matches!(expr, Expr::Name(_))
-                    && this.resolver.resolve(&ctx, expr).iter().all(|f| matches!(f.def, Def::External(_)))
-                    && !this.resolver.resolve(&ctx, expr).is_empty()
+                matches!(expr, Expr::Name(_)) && {
+                    let found = this.resolver.resolve(&ctx, expr);
+                    !found.is_empty() && found.iter().all(|f| matches!(f.def, Def::External(_)))
+                }
             };
             found = scope.returns.iter().all(|ret| match ret.value.as_deref() {
                 Some(Expr::Tuple(t)) => !t.elts.is_empty() && t.elts.iter().all(|e| outside(self, e)),
