@@ -70,11 +70,60 @@ pub const HARD_MAX_NODES: usize = 16_000_000;
 /// Marks an abandoned operation while it unwinds.
 const ABANDONED: u32 = u32::MAX - 1;
 
+/// The memo of [`Table::apply`]: a fixed array indexed by a hash of the operands, where a new
+/// result overwrites the old one (as CUDD's computed table does). Losing an entry costs a
+/// recomputation that finds its nodes already made; a growing hash map instead spent a fifth
+/// of a large trace inserting, rehashing and allocating.
+#[derive(Default)]
+struct OpCache {
+    /// `(a with the operation in its top bit, b, result)`; `a` is never 0 (FALSE is not cached).
+    entries: Vec<[u32; 3]>,
+}
+
+/// Entries the cache starts with, and at most grows to (about 100 MB).
+const OP_CACHE_MIN: usize = 1 << 12;
+const OP_CACHE_MAX: usize = 1 << 23;
+
+impl OpCache {
+    fn slot(&self, key: u32, b: u32) -> usize {
+        let h = ((key as u64) << 32 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> 32) as usize & (self.entries.len() - 1)
+    }
+
+    fn key(op: Op, a: u32) -> u32 {
+        match op {
+            Op::And => a,
+            Op::Or => a | 1 << 31,
+        }
+    }
+
+    fn get(&self, op: Op, a: u32, b: u32) -> Option<u32> {
+        if self.entries.is_empty() {
+            return None;
+        }
+        let key = Self::key(op, a);
+        let [k, kb, r] = self.entries[self.slot(key, b)];
+        (k == key && kb == b).then_some(r)
+    }
+
+    /// Remembers `op(a, b) = r`; the array grows with the node table (`nodes`), dropping what
+    /// it held.
+    fn insert(&mut self, op: Op, a: u32, b: u32, r: u32, nodes: usize) {
+        if self.entries.len() < OP_CACHE_MAX && self.entries.len() < nodes {
+            let size = nodes.next_power_of_two().clamp(OP_CACHE_MIN, OP_CACHE_MAX);
+            self.entries = vec![[0; 3]; size];
+        }
+        let key = Self::key(op, a);
+        let slot = self.slot(key, b);
+        self.entries[slot] = [key, b, r];
+    }
+}
+
 #[derive(Default)]
 struct Table {
     nodes: Vec<Node>,
     unique: FxHashMap<Node, u32>,
-    cache: FxHashMap<(Op, u32, u32), u32>,
+    cache: OpCache,
     nots: FxHashMap<u32, u32>,
     /// Memo of [`Table::restrict`].
     restricts: FxHashMap<(u32, u32), u32>,
@@ -127,8 +176,8 @@ impl Table {
             _ if a == b => return a,
             _ => {}
         }
-        let key = (op, a.min(b), a.max(b));
-        if let Some(&r) = self.cache.get(&key) {
+        let (a, b) = (a.min(b), a.max(b));
+        if let Some(r) = self.cache.get(op, a, b) {
             return r;
         }
         if self.fuel == 0 {
@@ -146,7 +195,7 @@ impl Table {
             return ABANDONED;
         }
         let r = self.node(var, lo, hi);
-        self.cache.insert(key, r);
+        self.cache.insert(op, a, b, r, self.nodes.len());
         r
     }
 
@@ -310,6 +359,34 @@ impl Table {
         Some(r)
     }
 
+    /// Whether `r` is `a and b`, without building it (no node is created): a mismatch is
+    /// usually found near the roots, where building `a and b` would copy both diagrams.
+    fn is_conjunction(&mut self, r: u32, a: u32, b: u32, memo: &mut rustc_hash::FxHashSet<(u32, u32, u32)>) -> bool {
+        let (a, b) = (a.min(b), a.max(b));
+        match (a, b) {
+            (FALSE, _) => return r == FALSE,
+            (TRUE, x) => return r == x,
+            _ if a == b => return r == a,
+            _ => {}
+        }
+        if let Some(known) = self.cache.get(Op::And, a, b) {
+            return r == known;
+        }
+        match r {
+            TRUE => return false,
+            FALSE => return !self.intersects(a, b),
+            _ => {}
+        }
+        if !memo.insert((r, a, b)) {
+            return true;
+        }
+        let var = self.var(r).min(self.var(a)).min(self.var(b));
+        let (r0, r1) = self.cofactors(r, var);
+        let (a0, a1) = self.cofactors(a, var);
+        let (b0, b1) = self.cofactors(b, var);
+        self.is_conjunction(r0, a0, b0, memo) && self.is_conjunction(r1, a1, b1, memo)
+    }
+
     /// Whether `a and b` is satisfiable, without building it (no node is created).
     fn intersects(&mut self, a: u32, b: u32) -> bool {
         if a == FALSE || b == FALSE {
@@ -335,10 +412,6 @@ impl Table {
     /// whatever happens between its checks).
     fn top(&mut self, op: Op, a: u32, b: u32, fallback: u32) -> u32 {
         self.fuel = OP_FUEL.min(HARD_MAX_NODES.saturating_sub(self.nodes.len()));
-        if self.cache.len() > 2 * HARD_MAX_NODES {
-            // Only a memo: dropping it costs time, never answers.
-            self.cache.clear();
-        }
         let r = self.apply(op, a, b);
         if r == ABANDONED {
             self.approximated += 1;
@@ -524,6 +597,16 @@ impl Cond {
                 t.meets.clear();
             }
             t.intersects(self.0, other.0)
+        })
+    }
+
+    /// Whether `self` is `a and b` (nothing is built).
+    pub fn is_and_of(&self, a: &Cond, b: &Cond) -> bool {
+        with(|t| {
+            if t.meets.len() > 2 * HARD_MAX_NODES {
+                t.meets.clear();
+            }
+            t.is_conjunction(self.0, a.0, b.0, &mut rustc_hash::FxHashSet::default())
         })
     }
 

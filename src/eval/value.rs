@@ -296,7 +296,7 @@ impl G {
                 .0
                 .iter()
                 .enumerate()
-                .find(|(i, (co, vo))| !kept[*i] && vo.same(&v) && co.and(pc).same(&cn))
+                .find(|(i, (co, vo))| !kept[*i] && vo.same(&v) && cn.is_and_of(co, pc))
                 .map(|(i, (co, _))| (i, *co));
             match unchanged {
                 Some((i, co)) => {
