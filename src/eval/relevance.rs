@@ -17,6 +17,10 @@
 //!   (`if is_cuda(): return "cuda"` ...). Named by the call, its answer would be a fresh atom
 //!   unrelated to the predicates it tests; evaluated, it is those predicates (`is_cuda()`, which
 //!   `--assume _is_cuda=true` fixes everywhere), so a platform key and the platform flags agree.
+//! - it is a chooser: every `return` builds an instance of a class of the tree, of at least two
+//!   classes in all (`return Monolithic() if use_monolithic else Modular()`). Named by the call,
+//!   the class of its answer would be free, unrelated to the flag that chose it, and a later
+//!   `isinstance` test would pair each class with either value of the flag.
 //!
 //! Any other call is an outside computation on the data it receives: scales pass through, no
 //! application happens in it, and a condition on its result is an atom named by the call. Not
@@ -45,6 +49,7 @@ pub struct Relevance {
     class_mentions: FxHashMap<ClassId, bool>,
     predicates: FxHashMap<FuncId, bool>,
     classifiers: FxHashMap<FuncId, bool>,
+    choosers: FxHashMap<FuncId, bool>,
     accessors: FxHashMap<FuncId, bool>,
     handovers: FxHashMap<ClassId, Vec<ruff_python_ast::name::Name>>,
     writes: FxHashMap<FuncId, FxHashMap<String, bool>>,
@@ -120,6 +125,7 @@ impl Interp<'_, '_> {
             || self.mentions(func, 0)
             || self.is_predicate(func)
             || self.is_classifier(func)
+            || self.is_chooser(func)
             || self.is_accessor(func)
     }
 
@@ -288,6 +294,49 @@ impl Interp<'_, '_> {
         let found = all_keyed && keys > 0;
         self.relevance.classifiers.insert(func, found);
         found
+    }
+
+    /// Whether every `return` of `func` builds an instance of a class of the tree (through
+    /// conditional expressions), of two classes or more in all.
+    fn is_chooser(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.choosers.get(&func) {
+            return known;
+        }
+        let scope = self.resolver.local_scope(func);
+        let ctx = Ctx::function(func);
+        let mut classes = FxHashSet::default();
+        let built = !scope.returns.is_empty()
+            && scope.returns.iter().all(|ret| {
+                ret.value.as_deref().is_some_and(|value| self.constructed_classes(&ctx, value, &mut classes))
+            });
+        let found = built && classes.len() > 1;
+        self.relevance.choosers.insert(func, found);
+        found
+    }
+
+    /// Whether `expr` is a call of a class of the tree, or a conditional expression between
+    /// such calls; the classes go into `classes`.
+    fn constructed_classes(&self, ctx: &Ctx, expr: &Expr, classes: &mut FxHashSet<ClassId>) -> bool {
+        match expr {
+            Expr::If(choice) => {
+                self.constructed_classes(ctx, &choice.body, classes)
+                    && self.constructed_classes(ctx, &choice.orelse, classes)
+            }
+            Expr::Call(call) => {
+                let found = self.resolver.resolve(ctx, &call.func);
+                let built: Vec<ClassId> = found
+                    .iter()
+                    .filter_map(|f| match f.def {
+                        Def::Class(c) => Some(c),
+                        _ => None,
+                    })
+                    .collect();
+                let all_classes = !built.is_empty() && built.len() == found.len();
+                classes.extend(built);
+                all_classes
+            }
+            _ => false,
+        }
     }
 
     pub(super) fn is_predicate(&mut self, func: FuncId) -> bool {

@@ -1178,3 +1178,22 @@ fn a_whole_model_is_answered_at_the_block_that_uses_its_routers_weights() {
         .collect();
     assert_eq!(verdicts, [("ONCE", "not config.rescale"), ("TWICE", "config.rescale")]);
 }
+
+#[test]
+fn a_helper_that_builds_one_of_two_classes_is_evaluated_so_the_class_follows_its_flag() {
+    // `make_prep(fused)` returns `FusedPrep()` or `PlainPrep()`; the kernel tests the instance
+    // with `isinstance`. Evaluated, the fused kernel runs exactly where the block does not
+    // multiply: ONCE in both configurations (named by the call, the fused one was NEVER).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.chooser.ChooserMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.use_fused_kernel".into()),
+            ("ONCE".into(), 1, "not config.use_fused_kernel".into())
+        ]
+    );
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.chooser.DoubleChooserMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out)[1], ("TWICE".into(), 2, "config.use_fused_kernel".into()));
+}
