@@ -10,7 +10,11 @@
 //! looks it up at run time (`get_forward_context().no_compile_layers[name]`). The lookup is not
 //! something the evaluator can follow, so in the operator's own body a method called on an object
 //! it cannot pin down is taken to be the calling object's method, when that object has it; the
-//! trace says so among what it could not resolve.
+//! trace says so among what it could not resolve. When the calling object does not have it but
+//! one object of the tree holds the calling object under that name (`layer.runner._forward_impl`
+//! called from the runner that `layer` built as `self.runner`), the looked-up object is taken
+//! to be that holder, for every later use of it (`layer.routed_scaling_factor` in a method the
+//! operator hands `layer` to), and the trace says so too.
 //!
 //! Registrations are found by text (a string literal naming the operator), then by syntax: a
 //! call with that literal and a function of the tree (`op_func=`, `func=`, or the first function
@@ -79,7 +83,9 @@ impl Interp<'_, '_> {
         }
         let Value::Obj(id) = caller else { return None };
         let ObjKind::Instance(class) = self.heap[id as usize].kind else { return None };
-        let (_, g) = self.class_attr(class, attr, loc)?;
+        let Some((_, g)) = self.class_attr(class, attr, loc) else {
+            return self.caller_holder_attr(sym, id, attr, pc, loc);
+        };
         let g = self.map(&g, |this, v| this.bind_class_attr(v, caller.clone(), false));
         if !g.iter().all(|(_, v)| matches!(v, Value::Bound(..))) {
             return None;
@@ -91,6 +97,42 @@ impl Interp<'_, '_> {
         );
         self.blocker(loc, what, pc);
         Some(g.restrict(&self.conds, pc))
+    }
+
+    /// `attr` of the object the operator looked up (`sym`), when exactly one object of the tree
+    /// holds the calling object `caller` as its attribute `attr`: the looked-up object is that
+    /// holder from now on.
+    fn caller_holder_attr(&mut self, sym: SymId, caller: HeapId, attr: &str, pc: &Cond, loc: Loc) -> Option<G> {
+        let holders: Vec<HeapId> = (0..self.heap.len() as HeapId)
+            .filter(|&id| {
+                let object = &self.heap[id as usize];
+                matches!(object.kind, ObjKind::Instance(_))
+                    && object
+                        .fields
+                        .get(attr)
+                        .is_some_and(|g| g.iter().any(|(_, v)| matches!(v, Value::Obj(c) if *c == caller)))
+            })
+            .collect();
+        let [holder] = holders.as_slice() else { return None };
+        let ObjKind::Instance(holder_class) = self.heap[*holder as usize].kind else { return None };
+        let ObjKind::Instance(caller_class) = self.heap[caller as usize].kind else { return None };
+        let what = format!(
+            "assumed: `{}` is the {} that holds the {} that called the operator as `.{attr}`, handed over by name",
+            self.syms[sym as usize].label(),
+            self.index.class(holder_class).name,
+            self.index.class(caller_class).name,
+        );
+        self.blocker(loc, what, pc);
+        self.looked_up.insert((sym, caller), Value::Obj(*holder));
+        Some(self.getattr(&Value::Obj(*holder), attr, pc, loc))
+    }
+
+    /// The object `value` was pinned to, when it is an object the operator now running looked
+    /// up (the same lookup from another caller is another object).
+    pub fn looked_up_object(&self, value: &Value) -> Option<Value> {
+        let Value::Sym(sym) = value else { return None };
+        let (_, Value::Obj(caller)) = self.operator_callers.last()? else { return None };
+        self.looked_up.get(&(*sym, *caller)).cloned()
     }
 
     fn find_custom_op(&self, namespace: &str, name: &str) -> Option<FuncId> {

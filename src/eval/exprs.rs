@@ -783,6 +783,9 @@ impl Interp<'_, '_> {
 
     /// `value.attr` under `pc`.
     pub fn getattr(&mut self, value: &Value, attr: &str, pc: &Cond, loc: Loc) -> G {
+        if let Some(object) = self.looked_up_object(value) {
+            return self.getattr(&object, attr, pc, loc);
+        }
         // Reads of the traced value itself.
         if attr == self.traced.name && self.is_origin(loc) {
             let readable = matches!(value, Value::Sym(_) | Value::Unknown(_) | Value::ExternalObj(_))

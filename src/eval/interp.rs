@@ -223,6 +223,9 @@ pub struct Interp<'r, 'a> {
     pub custom_ops: FxHashMap<String, Option<FuncId>>,
     /// Objects that called an operator of the tree, with the call depth of the operator's body.
     pub operator_callers: Vec<(usize, Value)>,
+    /// Unknown objects an operator looked up by name, with the object that called the operator,
+    /// pinned to the object of the tree taken to be the one looked up (see `custom_ops.rs`).
+    pub looked_up: FxHashMap<(SymId, HeapId), Value>,
     /// Non-zero while applying registering decorators: every call is evaluated.
     pub registering: usize,
     /// Non-zero while running the loader's phase (`loading.rs`): every call is evaluated.
@@ -346,6 +349,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             registries_filled: Default::default(),
             custom_ops: Default::default(),
             operator_callers: Vec::new(),
+            looked_up: FxHashMap::default(),
             registering: 0,
             loading: 0,
             loaded: FxHashSet::default(),

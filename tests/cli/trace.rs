@@ -799,6 +799,24 @@ fn an_operator_the_tree_registers_runs_its_code_for_the_layer_that_called_it() {
 }
 
 #[test]
+fn the_layer_an_operator_looks_up_is_the_one_holding_the_runner_that_called_it() {
+    // The runner calls the operator; the operator looks its layer up by name and reads
+    // `layer.runner`, which the runner does not have: the layer is the object holding that
+    // runner as `.runner`, also where the operator hands it on (`layer.routed_scaling_factor`
+    // in the kernel method, 1.0 there). Read as an unknown object, that was a second origin:
+    // TWICE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.custom_op.HeldRunnerMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let unresolved = out.json()["unresolved"].to_string();
+    assert!(
+        unresolved.contains("is the HeldRunnerMoE that holds the OpRunner that called the operator as `.runner`"),
+        "{unresolved}"
+    );
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.custom_op.DoubleHeldRunnerMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+}
+
+#[test]
 fn state_set_by_the_loaders_phase_is_there_when_the_layer_runs() {
     // `quant_method.process_weights_after_loading(layer)` picks the kernel (`self.kernel`,
     // asserted on the forward path) and marks the layer ready; `__init__` sets neither.
