@@ -389,11 +389,21 @@ fn entry_args(interp: &mut Interp, func: crate::index::FuncId, state: Option<Val
             .unwrap_or_default();
         if param.default.is_some() {
             // Whoever calls the entry may pass any value: an optional flag is a configuration
-            // (an atom named after the parameter); optional tensors keep their default.
+            // (an atom named after the parameter). An optional tensor defaulting to `None` is
+            // `None` or a tensor (an atom `x == None`): a block that requires it on some path
+            // (`input_ids` of a hash-routed layer) would otherwise raise there in every
+            // configuration. Other optional tensors keep their default.
             if state.is_none() && !annotation.contains("Tensor") {
                 let value = interp.param_symbol(func, param, param.name.to_string());
                 let tt = interp.conds.truth();
                 args.keywords.push((param.name.clone(), Arg { value: G::under(tt, value), loc: Some(loc) }));
+            } else if state.is_none() && matches!(param.default.as_deref(), Some(ruff_python_ast::Expr::NoneLiteral(_)))
+            {
+                let Value::Sym(sym) = interp.param_symbol(func, param, param.name.to_string()) else { continue };
+                let absent = interp.equals_atom(sym, &crate::syntax::Constant::None);
+                let mut value = G::under(absent, Value::none());
+                value.push(&interp.conds, absent.not(), Value::Num(Rc::new(Num::plain_tensor())));
+                args.keywords.push((param.name.clone(), Arg { value, loc: Some(loc) }));
             }
             continue;
         }

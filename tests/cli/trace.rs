@@ -1215,3 +1215,16 @@ fn a_helper_that_builds_one_of_two_classes_is_evaluated_so_the_class_follows_its
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(rows(&out)[1], ("TWICE".into(), 2, "config.use_fused_kernel".into()));
 }
+
+#[test]
+fn an_optional_tensor_of_the_entry_that_a_path_requires_is_passed_there() {
+    // `input_ids: Optional[Tensor] = None`, required on the hash-routed path (it raises when
+    // None): the entry's callers may pass it, so that path runs and its double application
+    // shows. Kept at its default, the path raised everywhere and the answer read ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.optional_input.HashInputMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.hash_routed".into()), ("TWICE".into(), 2, "config.hash_routed".into())]
+    );
+}
