@@ -386,6 +386,15 @@ impl Interp<'_, '_> {
                 return self.conds.constant(negated);
             }
         }
+        // `x in [A, B]`: a list the evaluator built is tested like a tuple of its items.
+        if base == In {
+            if let Value::Obj(id) = right {
+                if let ObjKind::List(items) = &self.read_object(*id).kind {
+                    let items = Value::Tuple(Rc::new(items.clone()));
+                    return self.compare_values(left, op, &items, left_text, right_text, loc);
+                }
+            }
+        }
         if let Some(sym) = as_sym(self, left) {
             // (`self in (Backend.A, Backend.B)` in a method of an enum is about its value too.)
             if matches!(right, Value::Const(_) | Value::Sym(_)) || (base == In && matches!(right, Value::Tuple(_))) {

@@ -1228,3 +1228,18 @@ fn an_optional_tensor_of_the_entry_that_a_path_requires_is_passed_there() {
         [("ONCE".into(), 1, "not config.hash_routed".into()), ("TWICE".into(), 2, "config.hash_routed".into())]
     );
 }
+
+#[test]
+fn a_value_in_a_list_of_enum_members_is_decided_by_the_member() {
+    // `if self.backend in [Backend.TPU, Backend.OOT]`, the backend chosen by the configuration:
+    // the list is tested like a tuple, so the rows are the configuration's own (an atom of
+    // its own, `"TRITON" in [Backend.TPU, Backend.OOT]`, split each of them).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.member_list.ListedBackendMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.member_list.UnscaledListedBackendMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.on_tpu".into()), ("NEVER".into(), 0, "config.on_tpu".into())]
+    );
+}
