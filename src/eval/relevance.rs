@@ -8,7 +8,8 @@
 //! - its code mentions the value's name, or calls (as far as resolution can tell) code that
 //!   does — that covers flags such as `should_fuse_routed_scaling_factor_in_topk` and reads of
 //!   `config.routed_scaling_factor`;
-//! - it is a factory (returns classes or functions), since structure decides what runs later;
+//! - it is a factory (returns classes or functions, or builds one of several classes), since
+//!   structure decides what runs later;
 //! - it is a one-line predicate (`return self == Backend.DEEPEP`, `return getattr(layer, "flag",
 //!   False)`): cheaper to evaluate than to
 //!   name, and evaluated, its answer is an equality on the value it tests, which excludes the
@@ -17,10 +18,6 @@
 //!   (`if is_cuda(): return "cuda"` ...). Named by the call, its answer would be a fresh atom
 //!   unrelated to the predicates it tests; evaluated, it is those predicates (`is_cuda()`, which
 //!   `--assume _is_cuda=true` fixes everywhere), so a platform key and the platform flags agree.
-//! - it is a chooser: every `return` builds an instance of a class of the tree, of at least two
-//!   classes in all (`return Monolithic() if use_monolithic else Modular()`). Named by the call,
-//!   the class of its answer would be free, unrelated to the flag that chose it, and a later
-//!   `isinstance` test would pair each class with either value of the flag.
 //!
 //! Any other call is an outside computation on the data it receives: scales pass through, no
 //! application happens in it, and a condition on its result is an atom named by the call. Not
@@ -49,7 +46,6 @@ pub struct Relevance {
     class_mentions: FxHashMap<ClassId, bool>,
     predicates: FxHashMap<FuncId, bool>,
     classifiers: FxHashMap<FuncId, bool>,
-    choosers: FxHashMap<FuncId, bool>,
     accessors: FxHashMap<FuncId, bool>,
     handovers: FxHashMap<ClassId, Vec<ruff_python_ast::name::Name>>,
     writes: FxHashMap<FuncId, FxHashMap<String, bool>>,
@@ -125,7 +121,6 @@ impl Interp<'_, '_> {
             || self.mentions(func, 0)
             || self.is_predicate(func)
             || self.is_classifier(func)
-            || self.is_chooser(func)
             || self.is_accessor(func)
     }
 
@@ -296,24 +291,6 @@ impl Interp<'_, '_> {
         found
     }
 
-    /// Whether every `return` of `func` builds an instance of a class of the tree (through
-    /// conditional expressions), of two classes or more in all.
-    fn is_chooser(&mut self, func: FuncId) -> bool {
-        if let Some(&known) = self.relevance.choosers.get(&func) {
-            return known;
-        }
-        let scope = self.resolver.local_scope(func);
-        let ctx = Ctx::function(func);
-        let mut classes = FxHashSet::default();
-        let built = !scope.returns.is_empty()
-            && scope.returns.iter().all(|ret| {
-                ret.value.as_deref().is_some_and(|value| self.constructed_classes(&ctx, value, &mut classes))
-            });
-        let found = built && classes.len() > 1;
-        self.relevance.choosers.insert(func, found);
-        found
-    }
-
     /// Whether `expr` is a call of a class of the tree, or a conditional expression between
     /// such calls; the classes go into `classes`.
     fn constructed_classes(&self, ctx: &Ctx, expr: &Expr, classes: &mut FxHashSet<ClassId>) -> bool {
@@ -331,9 +308,9 @@ impl Interp<'_, '_> {
                         _ => None,
                     })
                     .collect();
-                let all_classes = !built.is_empty() && built.len() == found.len();
+                let builds = !built.is_empty();
                 classes.extend(built);
-                all_classes
+                builds
             }
             _ => false,
         }
@@ -557,28 +534,17 @@ impl Interp<'_, '_> {
             }
         }
         // A function choosing which class to build (`create_moe_dispatcher` returning a
-        // `StandardDispatcher(...)` or a `DeepEPDispatcher(...)` by backend): every `return`
-        // builds an object of a class of the tree, of at least two classes. Which one it is
-        // decides what its methods do later.
+        // `StandardDispatcher(...)` or a `DeepEPDispatcher(...)` by backend, or `return
+        // Monolithic() if use_monolithic else Modular()`): every `return` builds an object of a
+        // class of the tree, of at least two classes. Which one it is decides what its methods
+        // do later; named by the call, its class would be free, unrelated to the flag that
+        // chose it, and a later `isinstance` test would pair each class with either value.
         if !found {
-            let mut built: Vec<crate::index::ClassId> = Vec::new();
-            let mut all_build = !scope.returns.is_empty();
-            for ret in scope.returns.iter() {
-                let class = match ret.value.as_deref() {
-                    Some(Expr::Call(call)) => {
-                        self.resolver.resolve(&ctx, &call.func).iter().find_map(|f| match f.def {
-                            Def::Class(c) => Some(c),
-                            _ => None,
-                        })
-                    }
-                    _ => None,
-                };
-                match class {
-                    Some(c) if !built.contains(&c) => built.push(c),
-                    Some(_) => {}
-                    None => all_build = false,
-                }
-            }
+            let mut built = FxHashSet::default();
+            let all_build = !scope.returns.is_empty()
+                && scope.returns.iter().all(|ret| {
+                    ret.value.as_deref().is_some_and(|value| self.constructed_classes(&ctx, value, &mut built))
+                });
             found = all_build && built.len() >= 2;
         }
         // A lazy import (`from flashinfer.fused_moe import cutlass_fused_moe` in the body, then
