@@ -292,11 +292,7 @@ impl Interp<'_, '_> {
             let result = self.call_value(&v, args.clone(), &c, loc);
             out.extend(&self.conds, result);
         }
-        let (out, hit) = out.bounded(&self.conds);
-        if hit {
-            self.bound(Some(loc), "a call returned more alternatives than kept");
-        }
-        out
+        self.bounded(out, Some(loc), || "a call returned more alternatives than kept".to_string())
     }
 
     pub fn call_value(&mut self, callee: &Value, args: Args, pc: &Cond, loc: Loc) -> G {
@@ -1540,11 +1536,8 @@ impl Interp<'_, '_> {
             // Where the slot holds no tensor, it adds nothing.
             let gap = pc.and(&slot.coverage(&self.conds).not());
             slot.push(&self.conds, gap, plain());
-            let (merged, hit) = self.union_nums(&out, &slot, pc).bounded(&self.conds);
-            if hit {
-                self.bound(None, "data held in a record took more alternatives than kept".to_string());
-            }
-            out = merged;
+            let merged = self.union_nums(&out, &slot, pc);
+            out = self.bounded(merged, None, || "data held in a record took more alternatives than kept".to_string());
         }
         Some(out)
     }

@@ -551,6 +551,7 @@ pub struct Cond(u32);
 
 impl Cond {
     pub const TRUE: Cond = Cond(TRUE);
+    pub const FALSE: Cond = Cond(FALSE);
 
     pub fn is_false(&self) -> bool {
         self.0 == FALSE

@@ -226,6 +226,9 @@ pub struct Interp<'r, 'a> {
     /// Unknown objects an operator looked up by name, with the object that called the operator,
     /// pinned to the object of the tree taken to be the one looked up (see `custom_ops.rs`).
     pub looked_up: FxHashMap<(SymId, HeapId), Value>,
+    /// Where values holding scaled data were dropped at the alternatives bound (as seen from
+    /// the entry): a row there may miss an application.
+    pub scaled_cuts: Cond,
     /// Non-zero while applying registering decorators: every call is evaluated.
     pub registering: usize,
     /// Non-zero while running the loader's phase (`loading.rs`): every call is evaluated.
@@ -350,6 +353,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             custom_ops: Default::default(),
             operator_callers: Vec::new(),
             looked_up: FxHashMap::default(),
+            scaled_cuts: Cond::FALSE,
             registering: 0,
             loading: 0,
             loaded: FxHashSet::default(),
@@ -390,6 +394,22 @@ impl<'r, 'a> Interp<'r, 'a> {
 
     pub fn loc(&self, file: FileId, node: &impl Ranged) -> Loc {
         Loc { file, span: Span::of(node) }
+    }
+
+    /// `g` within the alternatives bound; a cut is reported as `what`, and where it dropped
+    /// scaled data is remembered (`scaled_cuts`).
+    pub fn bounded(&mut self, g: G, loc: Option<Loc>, what: impl FnOnce() -> String) -> G {
+        let (g, cut) = g.bounded(&self.conds);
+        if let Some(cut) = cut {
+            self.bound(loc, what());
+            if cut.scaled {
+                // Apart from its callers (a kernel), conditions are over selector atoms: kept
+                // as they are, the cut is flagged wherever it may meet a row.
+                let absolute = if self.apart > 0 { cut.cond } else { cut.cond.and(&self.base) };
+                self.scaled_cuts = self.scaled_cuts.or(&absolute);
+            }
+        }
+        g
     }
 
     pub fn bound(&mut self, loc: Option<Loc>, what: impl Into<String>) {
@@ -778,11 +798,8 @@ impl<'r, 'a> Interp<'r, 'a> {
         self.touch(id);
         let old = self.heap[id as usize].fields.get(name).cloned().unwrap_or_default();
         let new = old.overwritten(&self.conds, value, pc);
-        let (new, hit) = new.bounded(&self.conds);
-        if hit {
-            let created = self.heap[id as usize].created;
-            self.bound(Some(created), format!("attribute `{name}` took more alternatives than kept"));
-        }
+        let created = self.heap[id as usize].created;
+        let new = self.bounded(new, Some(created), || format!("attribute `{name}` took more alternatives than kept"));
         self.heap[id as usize].fields.insert(name.clone(), new);
     }
 
@@ -832,10 +849,7 @@ impl<'r, 'a> Interp<'r, 'a> {
         }
         let old = frame.locals.get(name).cloned().unwrap_or_default();
         let new = old.overwritten(&self.conds, value, pc);
-        let (new, hit) = new.bounded(&self.conds);
-        if hit {
-            self.bound(None, format!("local `{name}` took more alternatives than kept"));
-        }
+        let new = self.bounded(new, None, || format!("local `{name}` took more alternatives than kept"));
         frame.locals.insert(name.clone(), new);
     }
 

@@ -100,11 +100,7 @@ impl Interp<'_, '_> {
                 out.push(&self.conds, c, v);
             }
         }
-        let (out, hit) = out.bounded(&self.conds);
-        if hit {
-            self.bound(Some(loc), "arithmetic produced more alternatives than kept");
-        }
-        out
+        self.bounded(out, Some(loc), || "arithmetic produced more alternatives than kept".to_string())
     }
 
     fn binop_values(&mut self, left: &Value, op: Operator, right: &Value, c: &Cond, loc: Loc, in_place: bool) -> Value {

@@ -127,6 +127,10 @@ pub struct Row {
     /// The unresolved callees the incomplete parts went through (entries of `unresolved`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub blocked_by: Vec<Note>,
+    /// Some of these configurations dropped values holding scaled data at the alternatives
+    /// bound: a decided row may miss an application there.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cut_at_bound: bool,
 }
 
 /// The configurations of one outcome: the rows with that verdict and those exponents, merged.
@@ -675,6 +679,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                 .collect();
             let exponents: Vec<i32> = exponents.into_iter().collect();
             row_conds.push(cond);
+            let cut_at_bound = verdict != Verdict::Unknown && cond.meets(&interp.scaled_cuts);
             let mut blocked_by: Vec<Note> = blocked_by.into_iter().map(|b| blocker_note(interp, b)).collect();
             blocked_by.sort();
             blocked_by.dedup();
@@ -684,6 +689,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                 parts,
                 reason,
                 blocked_by,
+                cut_at_bound,
             }
         })
         .collect();

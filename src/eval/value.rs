@@ -223,6 +223,23 @@ pub struct G(pub Vec<(Cond, Value)>);
 /// Alternatives one value may keep before the rest are merged into an unknown.
 pub const MAX_ALTERNATIVES: usize = 24;
 
+/// Alternatives [`G::bounded`] dropped: where they held, and whether one was data the value
+/// had touched.
+#[derive(Clone, Copy, Debug)]
+pub struct Cut {
+    pub cond: Cond,
+    pub scaled: bool,
+}
+
+/// Whether a value is, or directly holds (in a tuple), data that took part in scaling.
+fn holds_scaled_data(value: &Value) -> bool {
+    match value {
+        Value::Num(n) => n.parts.iter().any(|p| p.exp != 0 || !p.sites.is_empty() || p.unknown.is_some()),
+        Value::Tuple(items) => items.iter().any(|g| g.iter().any(|(_, v)| holds_scaled_data(v))),
+        _ => false,
+    }
+}
+
 impl G {
     pub fn one(conds: &Conds, value: Value) -> G {
         G(vec![(conds.truth(), value)])
@@ -331,17 +348,21 @@ impl G {
     }
 
     /// Keeps the first [`MAX_ALTERNATIVES`]; the rest become one unknown (reported as a bound).
-    pub fn bounded(mut self, conds: &Conds) -> (G, bool) {
+    /// When cut: where the rest held, and whether it held data the value scaled (an application
+    /// may be lost there).
+    pub fn bounded(mut self, conds: &Conds) -> (G, Option<Cut>) {
         if self.0.len() <= MAX_ALTERNATIVES {
-            return (self, false);
+            return (self, None);
         }
         let rest: Vec<(Cond, Value)> = self.0.split_off(MAX_ALTERNATIVES - 1);
         let mut any = conds.falsity();
-        for (c, _) in &rest {
+        let mut scaled = false;
+        for (c, v) in &rest {
             any = any.or(c);
+            scaled |= holds_scaled_data(v);
         }
         self.0.push((any, Value::unknown(format!("more than {MAX_ALTERNATIVES} alternatives"))));
-        (self, true)
+        (self, Some(Cut { cond: any, scaled }))
     }
 
     /// The same alternatives, in the same order, under the same conditions.

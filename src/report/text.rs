@@ -450,6 +450,12 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
         if let Some(reason) = &row.reason {
             let _ = writeln!(out, "  why unknown: {reason}");
         }
+        if row.cut_at_bound {
+            let _ = writeln!(
+                out,
+                "  not final: in some of these configurations values holding scaled data were cut at the alternatives bound (see bounds hit); an application may be missing"
+            );
+        }
         if !row.blocked_by.is_empty() {
             let _ = writeln!(out, "  blocked by:");
             for note in &row.blocked_by {

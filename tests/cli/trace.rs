@@ -1243,3 +1243,19 @@ fn a_value_in_a_list_of_enum_members_is_decided_by_the_member() {
         [("ONCE".into(), 1, "not config.on_tpu".into()), ("NEVER".into(), 0, "config.on_tpu".into())]
     );
 }
+
+#[test]
+fn a_row_where_scaled_data_was_cut_at_the_alternatives_bound_is_not_final() {
+    // Five flags each scale on their own line: 32 values, more than a value keeps. Handed on
+    // inside a record, the cut ones are no data: their configurations read NEVER, which no
+    // configuration is. That row says it is not final; the rows the cut did not reach do not.
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.cut.HeldManyPathsMoE"]);
+    let rows = out.json()["rows"].as_array().unwrap().clone();
+    let flagged: Vec<&str> =
+        rows.iter().filter(|r| r["cut_at_bound"] == true).map(|r| r["verdict"].as_str().unwrap()).collect();
+    assert_eq!(flagged, ["NEVER"], "{}", out.stdout);
+    assert!(rows.iter().filter(|r| r["cut_at_bound"] != true).all(|r| r["verdict"] != "NEVER"), "{}", out.stdout);
+    let text =
+        run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.HeldManyPathsMoE"]);
+    assert_eq!(text.stdout.matches("not final: in some of these configurations values holding scaled data").count(), 1);
+}
