@@ -158,6 +158,16 @@ impl Table {
         id
     }
 
+    /// [`Table::node`] within the current operation's fuel: ABANDONED when the node is new and
+    /// the fuel is spent. Only new nodes count: a result recomputed after the memo lost it
+    /// finds its nodes made, and is not abandoned for it.
+    fn make(&mut self, var: u32, lo: u32, hi: u32) -> u32 {
+        if lo != hi && self.fuel == 0 && !self.unique.contains_key(&Node { var, lo, hi }) {
+            return ABANDONED;
+        }
+        self.node(var, lo, hi)
+    }
+
     fn var(&self, f: u32) -> u32 {
         self.nodes[f as usize].var
     }
@@ -180,9 +190,6 @@ impl Table {
         if let Some(r) = self.cache.get(op, a, b) {
             return r;
         }
-        if self.fuel == 0 {
-            return ABANDONED;
-        }
         let var = self.var(a).min(self.var(b));
         let (a0, a1) = self.cofactors(a, var);
         let (b0, b1) = self.cofactors(b, var);
@@ -194,8 +201,10 @@ impl Table {
         if hi == ABANDONED {
             return ABANDONED;
         }
-        let r = self.node(var, lo, hi);
-        self.cache.insert(op, a, b, r, self.nodes.len());
+        let r = self.make(var, lo, hi);
+        if r != ABANDONED {
+            self.cache.insert(op, a, b, r, self.nodes.len());
+        }
         r
     }
 
@@ -357,34 +366,6 @@ impl Table {
         }
         memo.insert(key, r);
         Some(r)
-    }
-
-    /// Whether `r` is `a and b`, without building it (no node is created): a mismatch is
-    /// usually found near the roots, where building `a and b` would copy both diagrams.
-    fn is_conjunction(&mut self, r: u32, a: u32, b: u32, memo: &mut rustc_hash::FxHashSet<(u32, u32, u32)>) -> bool {
-        let (a, b) = (a.min(b), a.max(b));
-        match (a, b) {
-            (FALSE, _) => return r == FALSE,
-            (TRUE, x) => return r == x,
-            _ if a == b => return r == a,
-            _ => {}
-        }
-        if let Some(known) = self.cache.get(Op::And, a, b) {
-            return r == known;
-        }
-        match r {
-            TRUE => return false,
-            FALSE => return !self.intersects(a, b),
-            _ => {}
-        }
-        if !memo.insert((r, a, b)) {
-            return true;
-        }
-        let var = self.var(r).min(self.var(a)).min(self.var(b));
-        let (r0, r1) = self.cofactors(r, var);
-        let (a0, a1) = self.cofactors(a, var);
-        let (b0, b1) = self.cofactors(b, var);
-        self.is_conjunction(r0, a0, b0, memo) && self.is_conjunction(r1, a1, b1, memo)
     }
 
     /// Whether `a and b` is satisfiable, without building it (no node is created).
@@ -598,16 +579,6 @@ impl Cond {
                 t.meets.clear();
             }
             t.intersects(self.0, other.0)
-        })
-    }
-
-    /// Whether `self` is `a and b` (nothing is built).
-    pub fn is_and_of(&self, a: &Cond, b: &Cond) -> bool {
-        with(|t| {
-            if t.meets.len() > 2 * HARD_MAX_NODES {
-                t.meets.clear();
-            }
-            t.is_conjunction(self.0, a.0, b.0, &mut rustc_hash::FxHashSet::default())
         })
     }
 

@@ -313,7 +313,7 @@ impl G {
                 .0
                 .iter()
                 .enumerate()
-                .find(|(i, (co, vo))| !kept[*i] && vo.same(&v) && cn.is_and_of(co, pc))
+                .find(|(i, (co, vo))| !kept[*i] && vo.same(&v) && co.and(pc).same(&cn))
                 .map(|(i, (co, _))| (i, *co));
             match unchanged {
                 Some((i, co)) => {
