@@ -1521,11 +1521,7 @@ impl Interp<'_, '_> {
             }
         }
         // Data scaled somewhere, or of a scale not known (which must stay so).
-        let scaled = |g: &G| {
-            g.iter().any(|(_, v)| {
-                matches!(v, Value::Num(n) if n.parts.iter().any(|p| p.exp != 0 || !p.sites.is_empty() || p.unknown.is_some()))
-            })
-        };
+        let scaled = |g: &G| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.touched()));
         if !slots.iter().any(|(_, g)| scaled(g)) {
             return None;
         }

@@ -350,7 +350,7 @@ impl Interp<'_, '_> {
         }
         let rest = pc.and(&out.coverage(&self.conds).not());
         if self.conds.feasible(&rest) {
-            out.push(&self.conds, rest, Value::Num(Rc::new(Num::plain_tensor())));
+            out.push(&self.conds, rest, plain());
         }
         out
     }

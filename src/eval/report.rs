@@ -486,12 +486,6 @@ fn collect_nums(
     }
 }
 
-/// Whether a number took part in scaling: a non-zero exponent, an application site (even one
-/// a division cancelled), or code whose effect is unknown.
-fn touched(n: &Num) -> bool {
-    n.parts.iter().any(|p| p.exp != 0 || !p.sites.is_empty() || p.unknown.is_some())
-}
-
 /// New decision-diagram nodes the printing context of the rows may take (the table is shared
 /// with the rows themselves, which must stay exact).
 const REPORT_NODE_BUDGET: usize = 1_000_000;
@@ -521,7 +515,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     // on the parts that take part in scaling in some configuration; parts that never do (expert
     // ids) are named, not counted as missing applications.
     let touched_paths: BTreeSet<&str> =
-        collected.iter().flat_map(|(_, nums, _)| nums.iter()).filter(|n| touched(&n.1)).map(|n| n.2.as_str()).collect();
+        collected.iter().flat_map(|(_, nums, _)| nums.iter()).filter(|n| n.1.touched()).map(|n| n.2.as_str()).collect();
     let all_paths: BTreeSet<&str> =
         collected.iter().flat_map(|(_, nums, _)| nums.iter()).map(|n| n.2.as_str()).collect();
     let untouched_outputs: Vec<String> = if touched_paths.is_empty() {
@@ -567,7 +561,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                 if part.exp != 0 {
                     exponents.insert(part.exp);
                 }
-                if part.exp != 0 || !part.sites.is_empty() || part.unknown.is_some() {
+                if part.touched() {
                     parts.insert((part.exp, part.sites.to_vec(), part.unknown.is_some()));
                 }
                 blocked_by.extend(part.unknown);

@@ -42,6 +42,12 @@ pub struct Part {
 }
 
 impl Part {
+    /// Whether it took part in scaling: a non-zero exponent, an application site (even one a
+    /// division cancelled), or code whose effect on the scale is not known.
+    pub fn touched(&self) -> bool {
+        self.exp != 0 || !self.sites.is_empty() || self.unknown.is_some()
+    }
+
     /// What makes a part combined from two unknown: the blocker met first (the lower index),
     /// one value whichever order they combine in.
     pub fn first_unknown(a: Option<u32>, b: Option<u32>) -> Option<u32> {
@@ -67,9 +73,14 @@ impl Num {
         Num { tensor: true, parts: vec![Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None }] }
     }
 
-    /// The largest magnitude exponent (0 when the value is not scaled).
+    /// Whether some part carries the traced value (a non-zero exponent).
     pub fn carries_traced(&self) -> bool {
         self.parts.iter().any(|p| p.exp != 0)
+    }
+
+    /// Whether some part took part in scaling (see [`Part::touched`]).
+    pub fn touched(&self) -> bool {
+        self.parts.iter().any(Part::touched)
     }
 
     pub fn normalize(mut self) -> Num {
@@ -234,7 +245,7 @@ pub struct Cut {
 /// Whether a value is, or directly holds (in a tuple), data that took part in scaling.
 fn holds_scaled_data(value: &Value) -> bool {
     match value {
-        Value::Num(n) => n.parts.iter().any(|p| p.exp != 0 || !p.sites.is_empty() || p.unknown.is_some()),
+        Value::Num(n) => n.touched(),
         Value::Tuple(items) => items.iter().any(|g| g.iter().any(|(_, v)| holds_scaled_data(v))),
         _ => false,
     }
