@@ -885,7 +885,9 @@ impl Interp<'_, '_> {
                         if let Some((_, g)) = self.class_attr(base, attr, loc) {
                             let receiver = receiver.as_ref().clone();
                             let g = self.map(&g, |this, v| this.bind_class_attr(v, receiver.clone(), false));
-                            return g.restrict(&self.conds, pc);
+                            // `super().prop` runs the base's property getter, as a read of it on
+                            // the object does.
+                            return self.run_properties(g, pc, loc);
                         }
                     }
                 }
@@ -982,6 +984,26 @@ impl Interp<'_, '_> {
         G::under(pc.clone(), v)
     }
 
+    /// A class attribute as read through an object, within `pc`: properties run now, with the
+    /// object they were bound to as `self`.
+    fn run_properties(&mut self, g: G, pc: &Cond, loc: Loc) -> G {
+        let mut out = G::empty();
+        for (c, v) in g.0 {
+            let c = c.and(pc);
+            if !self.conds.feasible(&c) {
+                continue;
+            }
+            match v {
+                Value::Property(func, receiver) => {
+                    let result = self.call_function(func, Some(*receiver), super::calls::Args::default(), &c, loc);
+                    out.extend(&self.conds, result);
+                }
+                other => out.push(&self.conds, c, other),
+            }
+        }
+        out
+    }
+
     /// An attribute of a heap object: its fields where set, class attributes elsewhere.
     fn object_attr(&mut self, id: HeapId, attr: &str, pc: &Cond, loc: Loc) -> G {
         self.run_writers(super::interp::Reached::Object(id), attr, loc);
@@ -1026,21 +1048,8 @@ impl Interp<'_, '_> {
         match self.class_attr(class, attr, loc) {
             Some((_, g)) => {
                 let g = self.map(&g, |this, v| this.bind_class_attr(v, Value::Obj(id), false));
-                // Properties run now, with the object as `self`.
-                for (c, v) in g.0.clone() {
-                    let c = c.and(&rest);
-                    if !self.conds.feasible(&c) {
-                        continue;
-                    }
-                    match v {
-                        Value::Property(func, receiver) => {
-                            let result =
-                                self.call_function(func, Some(*receiver), super::calls::Args::default(), &c, loc);
-                            out.extend(&self.conds, result);
-                        }
-                        other => out.push(&self.conds, c, other),
-                    }
-                }
+                let read = self.run_properties(g, &rest, loc);
+                out.extend(&self.conds, read);
             }
             None if field.is_none() && self.unbuilt_bases.contains_key(&id) => {
                 // A base class's constructor was skipped: it may set this field.

@@ -951,10 +951,11 @@ impl<'r, 'a> Interp<'r, 'a> {
             out = merged;
         }
         // A value that depends on the outside world is one named symbol; so is a global that
-        // starts as `None` and that a function of the module sets (`global _TP`): `None` only
-        // says it is not initialized yet, and at run time it is whatever was set.
+        // starts as a constant and that a function of the module sets (`global _TP`, a flag a
+        // context manager turns on): the constant only says what it is before that runs, and
+        // at run time it is whatever was set.
         let informative = out.iter().all(|(_, v)| !matches!(v, Value::Unknown(_) | Value::Num(_)));
-        let set_later = matches!(out.single(), Some(Value::Const(Constant::None)))
+        let set_later = matches!(out.single(), Some(Value::Const(_)))
             && self.index.file(file).facts.rebound_globals.iter().any(|n| n.as_str() == name);
         if !informative || out.is_empty() || set_later {
             let display = name.to_string();

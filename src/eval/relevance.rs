@@ -27,7 +27,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use ruff_python_ast::{Expr, Stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::calls::Args;
 use super::interp::{Interp, ObjKind};
@@ -324,7 +324,7 @@ impl Interp<'_, '_> {
         let range = self.index.function(func).range;
         let found = matches!(
             crate::syntax::stmt_with_range(&module.body, range),
-            Some(ruff_python_ast::Stmt::FunctionDef(def)) if is_simple_predicate(&def.body)
+            Some(ruff_python_ast::Stmt::FunctionDef(def)) if is_simple_predicate(&def.body) || is_boolean_decision(def)
         );
         self.relevance.predicates.insert(func, found);
         found
@@ -728,8 +728,62 @@ fn is_accessor_body(body: &[Stmt]) -> bool {
     ok && returns_path
 }
 
+/// A small function declared `-> bool` made only of `if`s and `return`s of facts: literals,
+/// comparisons, attributes, and calls without arguments (`if self.kernel is None: return
+/// self.experts_cls.is_monolithic()`; `return False`). Such a flag decides which path runs
+/// later: named by the call, it would be unrelated to the facts it tests.
+fn is_boolean_decision(def: &ast::StmtFunctionDef) -> bool {
+    const MAX_STATEMENTS: usize = 8;
+    let declared_bool = matches!(def.returns.as_deref(), Some(Expr::Name(n)) if n.id.as_str() == "bool");
+    if !declared_bool {
+        return false;
+    }
+    fn fact(expr: &Expr) -> bool {
+        match expr {
+            Expr::Compare(c) => fact(&c.left) && c.comparators.iter().all(fact),
+            Expr::BoolOp(b) => b.values.iter().all(fact),
+            Expr::UnaryOp(u) => fact(&u.operand),
+            Expr::Name(_) => true,
+            Expr::Attribute(a) => fact(&a.value),
+            Expr::Call(call) => {
+                call.arguments.keywords.is_empty()
+                    && call.arguments.args.iter().all(fact)
+                    && (call.arguments.args.is_empty()
+                        || matches!(&*call.func, Expr::Name(n) if matches!(n.id.as_str(), "getattr" | "hasattr" | "isinstance")))
+                    && fact(&call.func)
+            }
+            e => e.is_literal_expr(),
+        }
+    }
+    // One `return` is a predicate or an accessor (see `is_simple_predicate`); a decision tests.
+    if !def.body.iter().any(|stmt| matches!(stmt, Stmt::If(_))) {
+        return false;
+    }
+    fn suite(body: &[Stmt], count: &mut usize) -> bool {
+        body.iter().all(|stmt| {
+            *count += 1;
+            *count <= MAX_STATEMENTS
+                && match stmt {
+                    Stmt::Return(ret) => ret.value.as_deref().is_some_and(fact),
+                    Stmt::If(node) => {
+                        fact(&node.test)
+                            && suite(&node.body, count)
+                            && node
+                                .elif_else_clauses
+                                .iter()
+                                .all(|clause| clause.test.as_ref().is_none_or(fact) && suite(&clause.body, count))
+                    }
+                    Stmt::Expr(doc) => doc.value.is_string_literal_expr(),
+                    _ => false,
+                }
+        })
+    }
+    suite(&def.body, &mut 0)
+}
+
 /// A body that is one `return` of a comparison or a boolean combination of comparisons over
-/// names, attributes and constants (no calls).
+/// names, attributes and constants (no calls), of a fact read by `getattr`/`hasattr`/
+/// `isinstance`, or of `True` or `False`.
 fn is_simple_predicate(body: &[Stmt]) -> bool {
     fn simple(expr: &Expr) -> bool {
         match expr {
@@ -755,8 +809,11 @@ fn is_simple_predicate(body: &[Stmt]) -> bool {
         _ => false,
     };
     match body {
+        // (`return True`: a constant flag of a class, `def is_monolithic(): return True`.)
         [Stmt::Return(ret)] => ret.value.as_deref().is_some_and(|v| {
-            (matches!(v, Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_)) && simple(v)) || reads_a_fact(v)
+            (matches!(v, Expr::Compare(_) | Expr::BoolOp(_) | Expr::UnaryOp(_)) && simple(v))
+                || reads_a_fact(v)
+                || v.is_boolean_literal_expr()
         }),
         _ => false,
     }

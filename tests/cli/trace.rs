@@ -1259,3 +1259,38 @@ fn a_row_where_scaled_data_was_cut_at_the_alternatives_bound_is_not_final() {
         run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.HeldManyPathsMoE"]);
     assert_eq!(text.stdout.matches("not final: in some of these configurations values holding scaled data").count(), 1);
 }
+
+#[test]
+fn a_boolean_property_extended_through_super_decides_the_path() {
+    // `super().is_monolithic` runs the base's property, and a small `-> bool` decision is
+    // evaluated with its many answers kept apart: the path follows the kernel class the
+    // configuration picks, not an atom of its own.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.decision.DecidedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.decision.UnscaledRouterDecidedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    let monolithic = "(config.use_fused_kernel and not (config.backend == \"plugin\") and not (config.backend == \
+                      \"remote\")) or config.backend == \"cpu\" or (config.backend == \"plugin\" and \
+                      config.plugin_monolithic) or (config.backend == \"remote\" and remote_is_monolithic())";
+    let modular = "(not config.use_fused_kernel and not (config.backend == \"cpu\") and not (config.backend == \
+                   \"plugin\") and not (config.backend == \"remote\")) or (config.backend == \"plugin\" and not \
+                   config.plugin_monolithic) or (config.backend == \"remote\" and not remote_is_monolithic())";
+    assert_eq!(rows(&out), [("ONCE".into(), 1, monolithic.into()), ("NEVER".into(), 0, modular.into())]);
+}
+
+#[test]
+fn a_module_flag_a_context_manager_sets_is_not_its_first_value() {
+    // `_capturing = False`, turned on by `capture()` at run time: read as `False`, the
+    // captured path that forgets the factor never ran and the answer was ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.state_flag.CapturedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.state_flag.UnscaledCapturedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "_force_eager or not _capturing".into()),
+            ("NEVER".into(), 0, "not _force_eager and _capturing".into())
+        ]
+    );
+}
