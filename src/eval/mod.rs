@@ -12,6 +12,7 @@ mod device;
 mod exprs;
 mod interp;
 pub mod kernels;
+mod lists;
 mod loading;
 mod modules;
 mod ops;

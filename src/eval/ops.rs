@@ -506,6 +506,12 @@ impl Interp<'_, '_> {
             self.touch(id);
         }
         let kind = self.read_object(id).kind.clone();
+        if matches!(kind, ObjKind::List(_)) && matches!(name, "index" | "pop" | "insert" | "remove") {
+            let positional: Vec<G> = args.positional.iter().map(|a| a.value.clone()).collect();
+            if let Some(out) = self.list_positional(id, name, &positional, pc, loc) {
+                return out;
+            }
+        }
         match (kind, name) {
             (ObjKind::Instance(_), name) if super::modules::REGISTRATION_METHODS.contains(&name) => {
                 self.register_on_module(id, &args, &relative)

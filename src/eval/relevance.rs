@@ -45,6 +45,7 @@ pub struct Relevance {
     in_progress: FxHashSet<FuncId>,
     class_mentions: FxHashMap<ClassId, bool>,
     predicates: FxHashMap<FuncId, bool>,
+    mutators: FxHashMap<FuncId, bool>,
     classifiers: FxHashMap<FuncId, bool>,
     accessors: FxHashMap<FuncId, bool>,
     handovers: FxHashMap<ClassId, Vec<ruff_python_ast::name::Name>>,
@@ -104,6 +105,12 @@ impl Interp<'_, '_> {
             }
         }
         if self.hands_over_scaled_data(func, receiver, args) {
+            return true;
+        }
+        // A helper that reorders or fills a list or dict built here (`_move_to_back(backends,
+        // b)`): skipped, what it does to it would be lost.
+        if args.all_values().any(|g| g.iter().any(|(_, v)| self.is_built_container(v))) && self.mutates_parameter(func)
+        {
             return true;
         }
         // A method of a known enum member with known arguments (`MoeA2ABackend.DEEPEP
@@ -269,17 +276,8 @@ impl Interp<'_, '_> {
         let mut keys = 0;
         let mut all_keyed = !scope.returns.is_empty();
         for ret in scope.returns.iter() {
-            match ret.value.as_deref() {
-                Some(Expr::StringLiteral(_)) => keys += 1,
-                Some(Expr::NumberLiteral(_) | Expr::NoneLiteral(_)) => {}
-                Some(Expr::Attribute(attr)) => {
-                    let classes = self.resolver.resolve(&ctx, &attr.value);
-                    if classes.iter().any(|f| matches!(f.def, Def::Class(c) if self.is_enum(c))) {
-                        keys += 1;
-                    } else {
-                        all_keyed = false;
-                    }
-                }
+            match ret.value.as_deref().map(|value| self.literal_key(&ctx, &scope, value, 0)) {
+                Some(Some(key)) => keys += usize::from(key),
                 _ => all_keyed = false,
             }
             if !all_keyed {
@@ -289,6 +287,63 @@ impl Interp<'_, '_> {
         let found = all_keyed && keys > 0;
         self.relevance.classifiers.insert(func, found);
         found
+    }
+
+    /// Whether `expr` gives a literal: `Some(true)` for a key (a string literal or an enum
+    /// member), `Some(false)` for a number or `None`, `None` for anything else. A local bound
+    /// only to such, or looked up in a local dict literal of such (`mapping.get(backend)`,
+    /// `mapping[backend]`), gives one too: a function that maps one key to another classifies.
+    fn literal_key(&self, ctx: &Ctx, scope: &crate::resolve::LocalScope, expr: &Expr, depth: usize) -> Option<bool> {
+        const MAX_DEPTH: usize = 3;
+        match expr {
+            Expr::StringLiteral(_) => Some(true),
+            Expr::NumberLiteral(_) | Expr::NoneLiteral(_) => Some(false),
+            // A list of them (backends in priority order).
+            Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) if !elts.is_empty() => {
+                let mut key = false;
+                for elt in elts {
+                    key |= self.literal_key(ctx, scope, elt, depth)?;
+                }
+                Some(key)
+            }
+            Expr::Attribute(attr) => {
+                let classes = self.resolver.resolve(ctx, &attr.value);
+                classes.iter().any(|f| matches!(f.def, Def::Class(c) if self.is_enum(c))).then_some(true)
+            }
+            Expr::Name(name) if depth < MAX_DEPTH => {
+                let bindings = scope.bindings.get(&name.id)?;
+                let mut key = false;
+                for binding in bindings {
+                    let crate::resolve::LocalKind::Value(value) = &binding.kind else { return None };
+                    key |= self.literal_key(ctx, scope, value, depth + 1)?;
+                }
+                (!bindings.is_empty()).then_some(key)
+            }
+            Expr::Subscript(item) if depth < MAX_DEPTH => self.literal_dict(ctx, scope, &item.value, depth + 1),
+            Expr::Call(call) if depth < MAX_DEPTH => match call.func.as_ref() {
+                Expr::Attribute(method) if method.attr.as_str() == "get" && call.arguments.args.len() == 1 => {
+                    self.literal_dict(ctx, scope, &method.value, depth + 1)
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Whether `expr` is a local bound only to dict literals whose values all give literals
+    /// (see `literal_key`).
+    fn literal_dict(&self, ctx: &Ctx, scope: &crate::resolve::LocalScope, expr: &Expr, depth: usize) -> Option<bool> {
+        let Expr::Name(name) = expr else { return None };
+        let bindings = scope.bindings.get(&name.id)?;
+        let mut key = false;
+        for binding in bindings {
+            let crate::resolve::LocalKind::Value(value) = &binding.kind else { return None };
+            let Expr::Dict(dict) = value.as_ref() else { return None };
+            for item in &dict.items {
+                key |= self.literal_key(ctx, scope, &item.value, depth)?;
+            }
+        }
+        (!bindings.is_empty()).then_some(key)
     }
 
     /// Whether `expr` is a call of a class of the tree, or a conditional expression between
@@ -347,6 +402,35 @@ impl Interp<'_, '_> {
             }
         }
         false
+    }
+
+    /// Whether `value` is a list or dict the evaluation built (its contents are tracked).
+    fn is_built_container(&self, value: &Value) -> bool {
+        matches!(value, Value::Obj(id) if matches!(self.heap[*id as usize].kind, ObjKind::List(_) | ObjKind::Dict(_)))
+    }
+
+    /// Whether the body of `func` changes a container one of its parameters holds: calls a
+    /// mutating method on it (`backends.append(...)`) or assigns an item of it.
+    fn mutates_parameter(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.mutators.get(&func) {
+            return known;
+        }
+        let params: Vec<ruff_python_ast::name::Name> =
+            self.index.function(func).params.iter().map(|p| p.name.clone()).collect();
+        let module = self.index.file(func.file).ast();
+        let range = self.index.function(func).range;
+        let found = match crate::syntax::stmt_with_range(&module.body, range) {
+            Some(Stmt::FunctionDef(def)) => {
+                let mut finder = ParameterMutation { params: &params, found: false };
+                for stmt in &def.body {
+                    ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
+                }
+                finder.found
+            }
+            _ => false,
+        };
+        self.relevance.mutators.insert(func, found);
+        found
     }
 
     fn is_instance(&self, value: &Value) -> bool {
@@ -726,6 +810,49 @@ fn is_accessor_body(body: &[Stmt]) -> bool {
             other => simple_assign(other),
         });
     ok && returns_path
+}
+
+/// Finds a change to a container a parameter holds (see `Interp::mutates_parameter`).
+struct ParameterMutation<'p> {
+    params: &'p [ruff_python_ast::name::Name],
+    found: bool,
+}
+
+const MUTATING_METHODS: &[&str] =
+    &["append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear", "update", "setdefault"];
+
+impl ParameterMutation<'_> {
+    fn is_param(&self, expr: &Expr) -> bool {
+        matches!(expr, Expr::Name(name) if self.params.contains(&name.id))
+    }
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for ParameterMutation<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        let targets: &[Expr] = match stmt {
+            Stmt::Assign(assign) => &assign.targets,
+            Stmt::AugAssign(assign) => std::slice::from_ref(assign.target.as_ref()),
+            _ => &[],
+        };
+        if targets.iter().any(|t| matches!(t, Expr::Subscript(item) if self.is_param(&item.value))) {
+            self.found = true;
+        }
+        // Nested definitions run only if called; they are not the body.
+        if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            ruff_python_ast::visitor::walk_stmt(self, stmt);
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr {
+            if let Expr::Attribute(method) = call.func.as_ref() {
+                if MUTATING_METHODS.contains(&method.attr.as_str()) && self.is_param(&method.value) {
+                    self.found = true;
+                }
+            }
+        }
+        ruff_python_ast::visitor::walk_expr(self, expr);
+    }
 }
 
 /// A small function declared `-> bool` made only of `if`s and `return`s of facts: literals,

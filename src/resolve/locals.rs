@@ -135,7 +135,7 @@ impl Resolver<'_> {
 /// (nested statements are visited on their own).
 struct WalrusTargets {
     top: bool,
-    names: Vec<Name>,
+    names: Vec<(Name, Arc<Expr>)>,
 }
 
 impl<'a> ruff_python_ast::visitor::Visitor<'a> for WalrusTargets {
@@ -148,7 +148,7 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for WalrusTargets {
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Named(named) = expr {
             if let Expr::Name(name) = named.target.as_ref() {
-                self.names.push(name.id.clone());
+                self.names.push((name.id.clone(), Arc::new(named.value.as_ref().clone())));
             }
         }
         if !matches!(expr, Expr::Lambda(_)) {
@@ -191,8 +191,8 @@ impl ScopeBuilder<'_> {
         // `if (x := f()) is not None:` binds `x` in the function.
         let mut walrus = WalrusTargets { top: true, names: Vec::new() };
         ruff_python_ast::visitor::Visitor::visit_stmt(&mut walrus, stmt);
-        for name in walrus.names {
-            self.bind(&name, LocalKind::Other, stmt.range().into(), guards);
+        for (name, value) in walrus.names {
+            self.bind(&name, LocalKind::Value(value), stmt.range().into(), guards);
         }
         match stmt {
             Stmt::FunctionDef(def) => match self.nested.get(&Span::of(def)) {

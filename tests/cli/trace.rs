@@ -1294,3 +1294,19 @@ fn a_module_flag_a_context_manager_sets_is_not_its_first_value() {
         ]
     );
 }
+
+#[test]
+fn a_priority_list_reordered_by_a_helper_and_a_mapped_backend_name_are_evaluated() {
+    // The backend is the first supported member of a list one platform reorders, or the
+    // member a dict maps the user's name to. Named, the loop element and the mapping were
+    // atoms of their own; evaluated, each row names the platform and the configuration.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.priority.PriorityMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.priority.UnscaledSlowPriorityMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    let fast = "(config.moe_backend == \"auto\" and not current_platform.is_old_gpu() and config.fast_supported) \
+                or config.moe_backend == \"fast\"";
+    let slow = "(config.moe_backend == \"auto\" and current_platform.is_old_gpu()) \
+                or (config.moe_backend == \"auto\" and not config.fast_supported) or config.moe_backend == \"slow\"";
+    assert_eq!(rows(&out), [("ONCE".into(), 1, fast.into()), ("NEVER".into(), 0, slow.into())]);
+}

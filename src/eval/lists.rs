@@ -1,0 +1,174 @@
+//! Lists the evaluation built, changed by position: `index`, `pop(i)`, `insert`, `remove`.
+//!
+//! A list is a sequence of items each present under a condition (an `append` under a branch
+//! adds an item only there), which iteration visits in order. Moving an item by position
+//! (`backends.append(backends.pop(backends.index(b)))`, a priority list reordered on one
+//! platform) needs the concrete sequences instead: the list is split into its *worlds*, each a
+//! condition and the items present there, the operation runs in each, and the worlds are
+//! merged back position by position. Lists with too many worlds keep the coarser treatment.
+
+use super::cond::Cond;
+use super::interp::{Interp, ObjKind};
+use super::value::*;
+use crate::syntax::Constant;
+use ruff_python_ast::CmpOp;
+
+/// More worlds than this and a positional operation falls back to the coarse one.
+const MAX_WORLDS: usize = 32;
+
+/// A concrete list: where it is this sequence.
+type World = (Cond, Vec<Value>);
+
+impl Interp<'_, '_> {
+    /// The concrete sequences `items` stands for, if there are few enough.
+    fn worlds(&self, items: &[G]) -> Option<Vec<World>> {
+        let mut worlds: Vec<World> = vec![(self.conds.truth(), Vec::new())];
+        for item in items {
+            let absent = item.coverage(&self.conds).not();
+            let mut next = Vec::new();
+            for (wc, values) in &worlds {
+                for (c, v) in item.iter() {
+                    let nc = wc.and(c);
+                    if self.conds.feasible(&nc) {
+                        let mut vs = values.clone();
+                        vs.push(v.clone());
+                        next.push((nc, vs));
+                    }
+                }
+                let nc = wc.and(&absent);
+                if self.conds.feasible(&nc) {
+                    next.push((nc, values.clone()));
+                }
+            }
+            if next.len() > MAX_WORLDS {
+                return None;
+            }
+            worlds = next;
+        }
+        Some(worlds)
+    }
+
+    /// Worlds merged back into items: item `i` is the `i`-th value of every world that long.
+    fn from_worlds(&self, worlds: &[World]) -> Vec<G> {
+        let longest = worlds.iter().map(|(_, vs)| vs.len()).max().unwrap_or(0);
+        (0..longest)
+            .map(|i| {
+                let mut item = G::empty();
+                for (c, vs) in worlds {
+                    if let Some(v) = vs.get(i) {
+                        item.push(&self.conds, *c, v.clone());
+                    }
+                }
+                item
+            })
+            .collect()
+    }
+
+    /// A positional method of list `id` under `pc` (`index`, `pop`, `insert`, `remove`), or
+    /// `None` when the list has too many worlds or an argument is not a known position.
+    pub(super) fn list_positional(&mut self, id: HeapId, name: &str, args: &[G], pc: &Cond, loc: Loc) -> Option<G> {
+        let ObjKind::List(items) = self.read_object(id).kind.clone() else { return None };
+        let worlds = self.worlds(&items)?;
+        let positions = |g: Option<&G>, default: Option<i64>| -> Option<Vec<(Cond, i64)>> {
+            match g {
+                None => default.map(|d| vec![(Cond::TRUE, d)]),
+                Some(g) => g
+                    .iter()
+                    .map(|(c, v)| match v {
+                        Value::Const(Constant::Int(i)) => Some((*c, *i)),
+                        _ => None,
+                    })
+                    .collect(),
+            }
+        };
+        let mut out = G::empty();
+        let mut changed: Vec<World> = Vec::new();
+        let mut raised = self.conds.falsity();
+        for (wc, values) in worlds {
+            let here = wc.and(pc);
+            let elsewhere = wc.and(&pc.not());
+            if self.conds.feasible(&elsewhere) {
+                changed.push((elsewhere, values.clone()));
+            }
+            if !self.conds.feasible(&here) {
+                continue;
+            }
+            match name {
+                "index" | "remove" => {
+                    let target = args.first()?.clone();
+                    // The first equal item: each position under "equal here, at none before".
+                    let mut before = self.conds.falsity();
+                    for (i, v) in values.iter().enumerate() {
+                        let item = G::under(Cond::TRUE, v.clone());
+                        let equal = self.compare(&item, CmpOp::Eq, &target, "…", "…", loc);
+                        let first = here.and(&equal).and(&before.not());
+                        if self.conds.feasible(&first) {
+                            if name == "index" {
+                                out.push(&self.conds, first, Value::Const(Constant::Int(i as i64)));
+                                changed.push((first, values.clone()));
+                            } else {
+                                let mut vs = values.clone();
+                                vs.remove(i);
+                                changed.push((first, vs));
+                            }
+                        }
+                        before = before.or(&equal);
+                    }
+                    // None equal: `ValueError` (the list is left as it was).
+                    let missing = here.and(&before.not());
+                    if self.conds.feasible(&missing) {
+                        raised = raised.or(&missing);
+                        changed.push((missing, values.clone()));
+                    }
+                }
+                "pop" => {
+                    for (c, at) in positions(args.first(), Some(-1))? {
+                        let within = here.and(&c);
+                        if !self.conds.feasible(&within) {
+                            continue;
+                        }
+                        let len = values.len() as i64;
+                        let i = if at < 0 { at + len } else { at };
+                        if !(0..len).contains(&i) {
+                            raised = raised.or(&within);
+                            changed.push((within, values.clone()));
+                            continue;
+                        }
+                        let mut vs = values.clone();
+                        let popped = vs.remove(i as usize);
+                        out.push(&self.conds, within, popped);
+                        changed.push((within, vs));
+                    }
+                }
+                "insert" => {
+                    let value = args.get(1)?.clone();
+                    for (c, at) in positions(args.first(), None)? {
+                        for (vc, v) in value.iter() {
+                            let within = here.and(&c).and(vc);
+                            if !self.conds.feasible(&within) {
+                                continue;
+                            }
+                            let len = values.len() as i64;
+                            let i = if at < 0 { (at + len).max(0) } else { at.min(len) };
+                            let mut vs = values.clone();
+                            vs.insert(i as usize, v.clone());
+                            changed.push((within, vs));
+                        }
+                    }
+                }
+                _ => return None,
+            }
+        }
+        if changed.len() > MAX_WORLDS * 2 {
+            return None;
+        }
+        let finished = pc.and(&raised.not());
+        if matches!(name, "insert" | "remove") && self.conds.feasible(&finished) {
+            out.push(&self.conds, finished, Value::none());
+        }
+        self.raise_under(&raised, loc);
+        let items = self.from_worlds(&changed);
+        self.heap[id as usize].kind = ObjKind::List(items);
+        Some(out)
+    }
+}
