@@ -1663,6 +1663,17 @@ pub fn short_kind(v: &Value) -> &'static str {
     }
 }
 
+/// Whether `text` reads a size of some data: its element count or the length of one of its
+/// dimensions (`x.numel()`, `x.size(1)`, `x.shape[0]`). Any of them being 0 means it is empty.
+fn names_a_size(text: &str) -> bool {
+    let digits_between = |open: &str, close: char| {
+        text.strip_suffix(close)
+            .and_then(|t| t.rsplit_once(open))
+            .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    text.ends_with(".numel()") || digits_between(".size(", ')') || digits_between(".shape[", ']')
+}
+
 /// Whether `left == right` is a test under which the number of applications cannot matter:
 /// the traced value compared with 1, or data compared with emptiness (`x.shape[0] == 0`).
 fn vacuous_test(left: &Value, right: &Value, left_text: &str, size_symbol: bool) -> Option<&'static str> {
@@ -1674,7 +1685,7 @@ fn vacuous_test(left: &Value, right: &Value, left_text: &str, size_symbol: bool)
         return Some("the value is 1: applying it any number of times gives the same result");
     }
     let text = left_text.trim();
-    let sizes = size_symbol || text.ends_with(".shape[0]") || text.ends_with(".numel()") || text.ends_with(".size(0)");
+    let sizes = size_symbol || names_a_size(text);
     let length = text.starts_with("len(") && text.ends_with(')');
     if (sizes || length) && matches!(right, Value::Const(Constant::Int(0))) {
         return Some("the data is empty: there is nothing to scale");
@@ -1691,6 +1702,8 @@ impl Interp<'_, '_> {
                 let base = self.syms[*base as usize].display.as_str();
                 base.ends_with(".shape") || base.ends_with(".size()")
             }
+            // `M = a1.size(0)` handed back by a helper (`moe_problem_size`), tested as `M == 0`.
+            SymKey::At(_, _) => names_a_size(&self.syms[s as usize].display),
             _ => false,
         }
     }

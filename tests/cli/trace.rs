@@ -1310,3 +1310,25 @@ fn a_priority_list_reordered_by_a_helper_and_a_mapped_backend_name_are_evaluated
                 or (config.moe_backend == \"auto\" and not config.fast_supported) or config.moe_backend == \"slow\"";
     assert_eq!(rows(&out), [("ONCE".into(), 1, fast.into()), ("NEVER".into(), 0, slow.into())]);
 }
+
+#[test]
+fn an_empty_dimension_handed_back_by_a_helper_is_left_out() {
+    // `M = a1.size(1)` then `if M == 0: return torch.empty_like(a1)`: no tokens, nothing to
+    // scale, whichever dimension holds them.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.empty_dim.EmptyDimMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.empty_dim.UnscaledBatchedEmptyDimMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not (x.dim() == 3)".into()), ("NEVER".into(), 0, "x.dim() == 3".into())]
+    );
+    let vacuous: Vec<String> = out.json()["vacuous"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["condition"].as_str().unwrap().to_string())
+        .collect();
+    assert!(vacuous.iter().any(|a| a == "a1.size(1) == 0"), "{vacuous:?}");
+}
