@@ -751,7 +751,23 @@ impl Interp<'_, '_> {
                 .cloned()
                 .chain(args.all_values().flat_map(|g| g.iter().map(|(_, v)| v.clone())))
                 .collect();
-            let reach = self.writer_reach(values.iter());
+            let mut reach = self.writer_reach(values.iter());
+            // A method that sets attributes of its object (`self.finalize_weights()` filling
+            // `self._transformed_l1_weights`, asserted right after) writes into it too.
+            if let Some(Value::Obj(id)) = &receiver {
+                let writes_self = match self.heap[*id as usize].kind {
+                    ObjKind::Instance(class) => self
+                        .resolver
+                        .mro(class)
+                        .classes
+                        .iter()
+                        .any(|c| self.index.class(*c).attr_writes.iter().any(|w| w.method == func)),
+                    _ => false,
+                };
+                if writes_self && !reach.contains(&super::interp::Reached::Object(*id)) {
+                    reach.push(super::interp::Reached::Object(*id));
+                }
+            }
             if !reach.is_empty() {
                 self.writer_reached.extend(reach.iter().filter_map(|r| match r {
                     super::interp::Reached::Object(id) => Some(*id),

@@ -1332,3 +1332,15 @@ fn an_empty_dimension_handed_back_by_a_helper_is_left_out() {
         .collect();
     assert!(vacuous.iter().any(|a| a == "a1.size(1) == 0"), "{vacuous:?}");
 }
+
+#[test]
+fn a_method_that_fills_its_own_attributes_runs_when_they_are_read() {
+    // `self.finalize_weights()` never sees the value; skipped, what it set was lost and the
+    // assert after it failed in every configuration.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.finalize.FinalizedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.finalize.UnscaledFinalizedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("NEVER".into(), 0, "always".into())]);
+}
