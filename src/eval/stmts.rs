@@ -330,11 +330,15 @@ impl Interp<'_, '_> {
 
     /// A kernel called for its effect (`hash_topk(logits, ids, weights_out, ..., factor)`)
     /// returns nothing useful: what it computes lands in the output buffers it was handed. When
-    /// the traced value went in, the floating-point buffers among the arguments (fresh ones, or
-    /// ones handed down as buffers; or views of them) now hold the result (with its delegated
-    /// application).
+    /// the traced value went in, or the callee is one whose effect on the scale is not known,
+    /// the floating-point buffers among the arguments (fresh ones, or ones handed down as
+    /// buffers; or views of them) now hold the result (with its delegated application, or
+    /// marked as not known: `deep_gemm.fp8_fp4_mega_moe(y, ..., symm_buffer)` fills `y` from
+    /// top-k weights it reads out of a buffer object).
     fn write_out_buffers(&mut self, frame: &mut Frame, call: &ruff_python_ast::ExprCall, result: G, pc: &Cond) {
-        let carries = result.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.carries_traced()));
+        let carries = result.iter().any(
+            |(_, v)| matches!(v, Value::Num(n) if n.carries_traced() || n.parts.iter().any(|p| p.unknown.is_some())),
+        );
         if !carries || frame.buffers.is_empty() {
             return;
         }

@@ -1344,3 +1344,18 @@ fn a_method_that_fills_its_own_attributes_runs_when_they_are_read() {
     assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
     assert_eq!(rows(&out), [("NEVER".into(), 0, "always".into())]);
 }
+
+#[test]
+fn a_buffer_an_unresolved_kernel_fills_holds_data_of_unknown_scale() {
+    // The scaled weights reach the kernel inside a buffer object; the output buffer it fills
+    // is not "fresh and unscaled" but unknown, blocked by that call.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.opaque_kernel.OpaqueKernelMoE"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    let blocked: Vec<String> = out.json()["rows"][0]["blocked_by"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["location"]["line"].to_string())
+        .collect();
+    assert_eq!(blocked, ["30"], "{}", out.stdout);
+}
