@@ -731,7 +731,7 @@ impl Interp<'_, '_> {
                 // default of `get`.
                 let missing = pc.and(&any.not());
                 if raising {
-                    self.raise_under(&missing, loc);
+                    self.raise_of(Some("KeyError"), &missing, loc);
                 } else if self.conds.feasible(&missing) {
                     out.push(&self.conds, missing, Value::unknown(format!("key `{}` missing", self.text(loc))));
                 }
@@ -1122,7 +1122,7 @@ impl Interp<'_, '_> {
                             // in the constructor), and no base class has it: Python raises
                             // `AttributeError` here, which `hasattr` and `getattr(..., default)`
                             // catch.
-                            self.raise_under(&rest, loc);
+                            self.raise_of(Some("AttributeError"), &rest, loc);
                             return out;
                         } else if mro.external.is_empty() || self.unset_module_attribute(id, class, attr) {
                             Value::unknown(format!("`{label}` is never set"))

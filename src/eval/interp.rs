@@ -96,6 +96,26 @@ pub struct Object {
     pub created: Loc,
 }
 
+/// A `try` statement being evaluated: the exceptions each handler catches (`None`: all of
+/// them), and where each was raised into it so far.
+pub struct Catch {
+    pub handlers: Vec<Option<Vec<String>>>,
+    pub caught: Vec<Cond>,
+}
+
+impl Catch {
+    /// The handler that catches exception `kind` (`None`: not known, which only a handler for
+    /// every exception catches).
+    fn handler_for(&self, kind: Option<&str>) -> Option<usize> {
+        self.handlers.iter().position(|types| match types {
+            None => true,
+            Some(types) => types
+                .iter()
+                .any(|t| matches!(t.as_str(), "Exception" | "BaseException") || kind.is_some_and(|k| k == t)),
+        })
+    }
+}
+
 /// What a skipped call could reach of what was handed in (see `Interp::pending_writers`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reached {
@@ -295,6 +315,12 @@ pub struct Interp<'r, 'a> {
     /// Above zero while a `__getattr__` runs: its raise means "no such attribute" (which
     /// `getattr(x, name, default)` and `hasattr` catch), not a configuration that stops.
     pub raises_muted: usize,
+    /// The `try` statements being evaluated, innermost last, with what each catches: a raise
+    /// one of them catches goes to its handler instead of ending the configuration.
+    pub catching: Vec<Catch>,
+    /// The exception each `raise` raises, by where it is (`None`: not known), so that a
+    /// replayed call's raises are caught as the first evaluation's were.
+    pub raise_kinds: FxHashMap<Loc, Option<Rc<str>>>,
     /// Above zero while a device kernel is evaluated apart from its caller's conditions (see
     /// `device.rs`): sites and raises are kept in the call's session, in selector terms, and
     /// reach the trace when the kernel returns.
@@ -379,6 +405,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             caller_blocks: std::collections::BTreeMap::new(),
             force: None,
             raises_muted: 0,
+            catching: Vec::new(),
+            raise_kinds: FxHashMap::default(),
             apart: 0,
             out_writes: Vec::new(),
             buffer_args: Default::default(),
@@ -772,6 +800,12 @@ impl<'r, 'a> Interp<'r, 'a> {
         }
     }
 
+    /// Records that the code raises exception `kind` (`None`: not known) where `pc` holds.
+    pub fn raise_of(&mut self, kind: Option<&str>, pc: &Cond, loc: Loc) {
+        self.raise_kinds.entry(loc).or_insert_with(|| kind.map(Rc::from));
+        self.raise_under(pc, loc);
+    }
+
     /// Records that the code raises where `pc` holds (in the current call).
     pub fn raise_under(&mut self, pc: &Cond, loc: Loc) {
         // Raising removes configurations from every row: an over-approximated condition would
@@ -779,6 +813,17 @@ impl<'r, 'a> Interp<'r, 'a> {
         // configurations it covers stay, which is safe).
         if self.raises_muted > 0 {
             return;
+        }
+        // Caught by a `try` being evaluated: its handler runs there instead (see `stmts.rs`).
+        // What the calls in between did is not a summary to replay.
+        let kind = self.raise_kinds.get(&loc).cloned().flatten();
+        let absolute = pc.and(&self.base);
+        for catch in self.catching.iter_mut().rev() {
+            if let Some(handler) = catch.handler_for(kind.as_deref()) {
+                catch.caught[handler] = catch.caught[handler].or(&absolute);
+                self.not_replayable();
+                return;
+            }
         }
         self.note_raise(*pc, loc);
         if self.apart > 0 {

@@ -73,15 +73,16 @@ impl Interp<'_, '_> {
                 frame.returns.extend(&self.conds, value);
                 frame.alive = frame.alive.and(&pc.not());
             }
-            Stmt::Raise(_) => {
+            Stmt::Raise(raise) => {
                 // The program stops here: a constraint on configurations, applied to the rows at
                 // the end (narrowing every later condition with it is what makes them large).
-                self.raise_under(pc, loc);
+                let kind = raise.exc.as_deref().and_then(exception_name);
+                self.raise_of(kind, pc, loc);
             }
             Stmt::Assert(assert) => {
                 let test = self.eval(frame, &assert.test, pc);
                 let holds = self.truthy(&test, self.loc(frame.file, assert.test.as_ref()));
-                self.raise_under(&pc.and(&holds.not()), loc);
+                self.raise_of(Some("AssertionError"), &pc.and(&holds.not()), loc);
             }
             Stmt::If(node) => {
                 let mut rest = pc.clone();
@@ -119,7 +120,7 @@ impl Interp<'_, '_> {
                     .filter(|(_, v)| matches!(v, Value::Const(crate::syntax::Constant::None)))
                     .fold(self.conds.falsity(), |acc, (c, _)| acc.or(c));
                 let pc = &if self.conds.feasible(&none) {
-                    self.raise_under(&pc.and(&none), iter_loc);
+                    self.raise_of(Some("TypeError"), &pc.and(&none), iter_loc);
                     pc.and(&none.not())
                 } else {
                     *pc
@@ -160,15 +161,7 @@ impl Interp<'_, '_> {
                 }
                 self.exec_block(frame, &node.body, pc);
             }
-            Stmt::Try(node) => {
-                // The body is evaluated as if it does not raise; handlers are not evaluated.
-                self.exec_block(frame, &node.body, pc);
-                if !node.handlers.is_empty() && handlers_matter(&node.handlers) {
-                    self.blocker(loc, "`except` handlers are not evaluated (the body is assumed not to raise)", pc);
-                }
-                self.exec_block(frame, &node.orelse, pc);
-                self.exec_block(frame, &node.finalbody, pc);
-            }
+            Stmt::Try(node) => self.try_statement(frame, node, pc, loc),
             Stmt::FunctionDef(def) => {
                 // A nested function: remember the enclosing locals for when it is called.
                 let facts = &self.index.file(frame.file).facts;
@@ -283,18 +276,108 @@ impl Interp<'_, '_> {
 /// Loops over a known sequence at most this long run once per element.
 const MAX_UNROLLED: usize = 8;
 
-/// Handlers that do more than `pass`/`raise`/log are worth mentioning as not evaluated.
-fn handlers_matter(handlers: &[ast::ExceptHandler]) -> bool {
-    handlers.iter().any(|h| {
-        let ast::ExceptHandler::ExceptHandler(h) = h;
-        h.body.iter().any(|s| {
-            !matches!(s, Stmt::Pass(_) | Stmt::Raise(_))
-                && !matches!(s, Stmt::Expr(e) if matches!(e.value.as_ref(), Expr::Call(_) | Expr::StringLiteral(_)))
-        })
+/// A handler that does more than `pass`/`raise`/log is worth mentioning when it does not run.
+fn handler_matters(handler: &ast::ExceptHandlerExceptHandler) -> bool {
+    handler.body.iter().any(|s| {
+        !matches!(s, Stmt::Pass(_) | Stmt::Raise(_))
+            && !matches!(s, Stmt::Expr(e) if matches!(e.value.as_ref(), Expr::Call(_) | Expr::StringLiteral(_)))
     })
 }
 
+/// The exception class a `raise` names (`raise ValueError(...)`, `raise errors.KeyError`), if it
+/// names one directly.
+fn exception_name(exc: &Expr) -> Option<&str> {
+    let named = match exc {
+        Expr::Call(call) => call.func.as_ref(),
+        other => other,
+    };
+    match named {
+        Expr::Name(n) => Some(n.id.as_str()),
+        Expr::Attribute(a) => Some(a.attr.as_str()),
+        _ => None,
+    }
+}
+
+/// The exceptions an `except` clause catches: `None` for all of them (a bare `except:`, or a
+/// type that is not a plain name).
+fn caught_types(handler: &ast::ExceptHandlerExceptHandler) -> Option<Vec<String>> {
+    let name = |e: &Expr| match e {
+        Expr::Name(n) => Some(n.id.to_string()),
+        Expr::Attribute(a) => Some(a.attr.to_string()),
+        _ => None,
+    };
+    match handler.type_.as_deref()? {
+        Expr::Tuple(t) => t.elts.iter().map(name).collect(),
+        other => name(other).map(|n| vec![n]),
+    }
+}
+
 impl Interp<'_, '_> {
+    /// `try`: the body runs; where it (or a call it makes) raises an exception a handler
+    /// catches, what the body returned there did not happen and that handler runs instead
+    /// (`for b in backends: try: return pick(b) except ValueError as e: last = e`). A raise
+    /// no handler catches ends the configuration, as outside a `try`.
+    fn try_statement(&mut self, frame: &mut Frame, node: &ast::StmtTry, pc: &Cond, loc: Loc) {
+        let handlers: Vec<&ast::ExceptHandlerExceptHandler> = node
+            .handlers
+            .iter()
+            .map(|h| {
+                let ast::ExceptHandler::ExceptHandler(h) = h;
+                h
+            })
+            .collect();
+        let before = (frame.alive, frame.loop_alive, frame.loop_broken);
+        let returns = frame.returns.clone();
+        if !handlers.is_empty() {
+            let types = handlers.iter().map(|h| caught_types(h)).collect();
+            self.catching
+                .push(super::interp::Catch { handlers: types, caught: vec![self.conds.falsity(); handlers.len()] });
+        }
+        self.exec_block(frame, &node.body, pc);
+        let caught = match handlers.is_empty() {
+            true => Vec::new(),
+            false => self.catching.pop().map(|c| c.caught).unwrap_or_default(),
+        };
+        let caught: Vec<Cond> = caught.iter().map(|c| c.and(pc)).collect();
+        let any = caught.iter().fold(self.conds.falsity(), |acc, c| acc.or(c));
+        if self.conds.feasible(&any) {
+            // Where the body raised, it stopped: what it returned or broke out of after that
+            // point is undone (what it wrote before the raise stays, as in Python).
+            let mut kept = returns;
+            kept.extend(&self.conds, frame.returns.restrict(&self.conds, &any.not()));
+            frame.returns = kept;
+            frame.alive = frame.alive.or(&before.0.and(&any));
+            frame.loop_alive = frame.loop_alive.or(&before.1.and(&any));
+            frame.loop_broken = frame.loop_broken.and(&any.not()).or(&before.2.and(&any));
+            for (handler, c) in handlers.iter().zip(&caught) {
+                if !self.conds.feasible(c) {
+                    continue;
+                }
+                if let Some(name) = &handler.name {
+                    let error = G::under(
+                        *c,
+                        Value::unknown(format!(
+                            "the exception caught at {}",
+                            self.text(loc).lines().next().unwrap_or_default()
+                        )),
+                    );
+                    self.assign_local(frame, &name.id, error, c);
+                }
+                self.exec_block(frame, &handler.body, c);
+            }
+        }
+        let untaken = handlers.iter().zip(&caught).any(|(h, c)| !self.conds.feasible(c) && handler_matters(h));
+        if untaken {
+            self.blocker(
+                loc,
+                "`except` handlers run only where the evaluation sees a raise they catch (the body is otherwise assumed not to raise)",
+                pc,
+            );
+        }
+        self.exec_block(frame, &node.orelse, &pc.and(&any.not()));
+        self.exec_block(frame, &node.finalbody, pc);
+    }
+
     /// `self.routed_scaling_factor = config.other_key`: see `Interp::named_origin`.
     fn named_attribute_origin(&mut self, frame: &Frame, targets: &[Expr], value_expr: &Expr, value: G) -> G {
         let named = targets.iter().any(|t| matches!(t, Expr::Attribute(a) if a.attr.as_str() == self.traced.name));

@@ -1359,3 +1359,18 @@ fn a_buffer_an_unresolved_kernel_fills_holds_data_of_unknown_scale() {
         .collect();
     assert_eq!(blocked, ["30"], "{}", out.stdout);
 }
+
+#[test]
+fn a_raise_a_handler_catches_runs_the_handler_instead_of_ending_the_configuration() {
+    // `try: return pick("fast", config) except ValueError: ...` then the fallback: where the
+    // fast kernel raises, the fallback runs. Ended there instead, the fallback that forgets
+    // the factor read ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.caught.CaughtMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.caught.UnscaledFallbackCaughtMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "config.fast_ok".into()), ("NEVER".into(), 0, "not config.fast_ok".into())]
+    );
+}
