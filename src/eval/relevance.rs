@@ -11,13 +11,16 @@
 //! - it is a factory (returns classes or functions, or builds one of several classes), since
 //!   structure decides what runs later;
 //! - it is a one-line predicate (`return self == Backend.DEEPEP`, `return getattr(layer, "flag",
-//!   False)`): cheaper to evaluate than to
-//!   name, and evaluated, its answer is an equality on the value it tests, which excludes the
-//!   other predicates on that value (one backend at a time);
+//!   False)`, `return True`) or a small `-> bool` decision made of `if`s and such returns:
+//!   cheaper to evaluate than to name, and evaluated, its answer is an equality on the value it
+//!   tests, which excludes the other predicates on that value (one backend at a time);
 //! - it is a classifier: every `return` gives a string or number literal, or `None`
-//!   (`if is_cuda(): return "cuda"` ...). Named by the call, its answer would be a fresh atom
-//!   unrelated to the predicates it tests; evaluated, it is those predicates (`is_cuda()`, which
-//!   `--assume _is_cuda=true` fixes everywhere), so a platform key and the platform flags agree.
+//!   (`if is_cuda(): return "cuda"` ...), directly or through a local list, tuple or dict of
+//!   them (a priority list, `mapping.get(name)`). Named by the call, its answer would be a fresh
+//!   atom unrelated to the predicates it tests; evaluated, it is those predicates (`is_cuda()`,
+//!   which `--assume _is_cuda=true` fixes everywhere), so a platform key and the platform flags
+//!   agree;
+//! - it changes a list or dict the evaluation built (`_move_to_back(backends, b)`).
 //!
 //! Any other call is an outside computation on the data it receives: scales pass through, no
 //! application happens in it, and a condition on its result is an atom named by the call. Not
@@ -266,7 +269,8 @@ impl Interp<'_, '_> {
 
     /// Whether every `return` of `func` gives a string or number literal, `None` or a member of
     /// an enum of the tree, at least one of them a string or a member (a key such as a platform
-    /// or backend name: `return MoeRunnerBackend.TRITON`).
+    /// or backend name: `return MoeRunnerBackend.TRITON`), directly or through a local (see
+    /// `literal_key`).
     pub(super) fn is_classifier(&mut self, func: FuncId) -> bool {
         if let Some(&known) = self.relevance.classifiers.get(&func) {
             return known;
