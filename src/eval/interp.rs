@@ -910,6 +910,12 @@ impl<'r, 'a> Interp<'r, 'a> {
                         if g.is_empty() {
                             G::under(pc.clone(), Value::unknown(format!("`{name}` unbound here")))
                         } else {
+                            // Bound on some paths only (`if a: w = ... elif b: w = ...`, then
+                            // `w` read): elsewhere Python raises `UnboundLocalError`.
+                            let unbound = pc.and(&g.coverage(&self.conds).not());
+                            if self.conds.feasible(&unbound) {
+                                self.raise_of(Some("UnboundLocalError"), &unbound, loc);
+                            }
                             g
                         }
                     }

@@ -651,6 +651,27 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
             }),
         }
     }
+    // Configurations that finish and matter but that no output reached were lost by the
+    // evaluation (a gap of it, not of the code): a row says so rather than leaving them out of
+    // the table. (Only when what runs was computed exactly: widened, it covers too much.)
+    if widened_runs == 0 {
+        let before = super::cond::approximated();
+        let covered = groups.iter().fold(conds.falsity(), |acc, g| acc.or(&g.cond));
+        let lost = conds.without_raising(&care.and(&covered.not()));
+        if super::cond::approximated() == before && conds.feasible(&lost) {
+            groups.push(Group {
+                verdict: Verdict::Unknown,
+                exponents: BTreeSet::new(),
+                parts: BTreeSet::new(),
+                cond: lost,
+                reason: Some(
+                    "no output reached the end of the method here, and no raise the evaluation saw explains it: the evaluation lost these configurations"
+                        .to_string(),
+                ),
+                blocked_by: BTreeSet::new(),
+            });
+        }
+    }
     // A site's "runs when" is the same text in every row that shows it.
     let mut site_texts: rustc_hash::FxHashMap<SiteId, SiteOut> = Default::default();
     let mut fuel = DECISIVE_FUEL;

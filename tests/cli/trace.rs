@@ -1374,3 +1374,25 @@ fn a_raise_a_handler_catches_runs_the_handler_instead_of_ending_the_configuratio
         [("ONCE".into(), 1, "config.fast_ok".into()), ("NEVER".into(), 0, "not config.fast_ok".into())]
     );
 }
+
+#[test]
+fn a_local_bound_on_some_paths_raises_where_it_is_not_and_lost_configurations_are_reported() {
+    // Read where no path bound it, `weights` raises `UnboundLocalError`: those configurations
+    // never finish, and the row covers the others.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unbound.PartialRouter"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    // A closure's read of it is not followed that far: the configurations no output reached
+    // are a row of their own, saying so, instead of missing from the table.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unbound.ClosureRouter"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.topk_method == \"greedy\"".into()),
+            ("UNKNOWN".into(), 0, "not (config.topk_method == \"greedy\")".into())
+        ]
+    );
+    let reason = out.json()["rows"][1]["reason"].as_str().unwrap().to_string();
+    assert!(reason.contains("the evaluation lost these configurations"), "{reason}");
+}
