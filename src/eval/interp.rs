@@ -154,6 +154,9 @@ pub struct Frame {
     pub func: Option<FuncId>,
     pub file: FileId,
     pub locals: FxHashMap<Name, G>,
+    /// Where each local an assignment binds has been bound so far (what a read outside it
+    /// raises: `UnboundLocalError`). Parameters and the like are bound everywhere.
+    pub bound: FxHashMap<Name, Cond>,
     /// Locals of the enclosing function when this one was defined (closures).
     pub captured: Option<Rc<FxHashMap<Name, G>>>,
     pub returns: G,
@@ -866,6 +869,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             func,
             file,
             locals: FxHashMap::default(),
+            bound: FxHashMap::default(),
             captured: func.and_then(|f| self.closures.get(&f).cloned()),
             returns: G::empty(),
             alive: self.conds.truth(),
@@ -892,6 +896,18 @@ impl<'r, 'a> Interp<'r, 'a> {
                 !c.is_false()
             });
         }
+        let first = !frame.locals.contains_key(name);
+        let bound = frame.bound.get(name).copied();
+        match (bound, first) {
+            (Some(b), _) => {
+                frame.bound.insert(name.clone(), b.or(pc));
+            }
+            (None, true) => {
+                frame.bound.insert(name.clone(), *pc);
+            }
+            // Bound before by other means (a parameter): everywhere.
+            (None, false) => {}
+        }
         let old = frame.locals.get(name).cloned().unwrap_or_default();
         let new = old.overwritten(&self.conds, value, pc);
         let new = self.bounded(new, None, || format!("local `{name}` took more alternatives than kept"));
@@ -911,9 +927,15 @@ impl<'r, 'a> Interp<'r, 'a> {
                             G::under(pc.clone(), Value::unknown(format!("`{name}` unbound here")))
                         } else {
                             // Bound on some paths only (`if a: w = ... elif b: w = ...`, then
-                            // `w` read): elsewhere Python raises `UnboundLocalError`.
-                            let unbound = pc.and(&g.coverage(&self.conds).not());
-                            if self.conds.feasible(&unbound) {
+                            // `w` read): elsewhere Python raises `UnboundLocalError`. (Where
+                            // it was bound, not where its value is known: a value can cover
+                            // less than its binding when alternatives were cut. Not in a device
+                            // kernel: its conditions are per program, see `device.rs`.)
+                            let unbound = match frame.kernel {
+                                None => frame.bound.get(name).map(|b| pc.and(&b.not())),
+                                Some(_) => None,
+                            };
+                            if let Some(unbound) = unbound.filter(|u| self.conds.feasible(u)) {
                                 self.raise_of(Some("UnboundLocalError"), &unbound, loc);
                             }
                             g
