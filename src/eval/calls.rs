@@ -754,16 +754,14 @@ impl Interp<'_, '_> {
             let mut reach = self.writer_reach(values.iter());
             // A method that sets attributes of its object (`self.finalize_weights()` filling
             // `self._transformed_l1_weights`, asserted right after) writes into it too.
+            // (The index keeps a method's writes with the class that defines it.)
             if let Some(Value::Obj(id)) = &receiver {
-                let writes_self = match self.heap[*id as usize].kind {
-                    ObjKind::Instance(class) => self
-                        .resolver
-                        .mro(class)
-                        .classes
-                        .iter()
-                        .any(|c| self.index.class(*c).attr_writes.iter().any(|w| w.method == func)),
-                    _ => false,
-                };
+                let writes_self = matches!(self.heap[*id as usize].kind, ObjKind::Instance(_))
+                    && self
+                        .index
+                        .function(func)
+                        .class()
+                        .is_some_and(|c| self.index.class(c).attr_writes.iter().any(|w| w.method == func));
                 if writes_self && !reach.contains(&super::interp::Reached::Object(*id)) {
                     reach.push(super::interp::Reached::Object(*id));
                 }

@@ -896,17 +896,13 @@ impl<'r, 'a> Interp<'r, 'a> {
                 !c.is_false()
             });
         }
-        let first = !frame.locals.contains_key(name);
-        let bound = frame.bound.get(name).copied();
-        match (bound, first) {
-            (Some(b), _) => {
-                frame.bound.insert(name.clone(), b.or(pc));
-            }
-            (None, true) => {
+        match frame.bound.get_mut(name) {
+            Some(bound) => *bound = bound.or(pc),
+            None if !frame.locals.contains_key(name) => {
                 frame.bound.insert(name.clone(), *pc);
             }
             // Bound before by other means (a parameter): everywhere.
-            (None, false) => {}
+            None => {}
         }
         let old = frame.locals.get(name).cloned().unwrap_or_default();
         let new = old.overwritten(&self.conds, value, pc);

@@ -869,28 +869,12 @@ fn is_boolean_decision(def: &ast::StmtFunctionDef) -> bool {
     if !declared_bool {
         return false;
     }
-    fn fact(expr: &Expr) -> bool {
-        match expr {
-            Expr::Compare(c) => fact(&c.left) && c.comparators.iter().all(fact),
-            Expr::BoolOp(b) => b.values.iter().all(fact),
-            Expr::UnaryOp(u) => fact(&u.operand),
-            Expr::Name(_) => true,
-            Expr::Attribute(a) => fact(&a.value),
-            Expr::Call(call) => {
-                call.arguments.keywords.is_empty()
-                    && call.arguments.args.iter().all(fact)
-                    && (call.arguments.args.is_empty()
-                        || matches!(&*call.func, Expr::Name(n) if matches!(n.id.as_str(), "getattr" | "hasattr" | "isinstance")))
-                    && fact(&call.func)
-            }
-            e => e.is_literal_expr(),
-        }
-    }
+    let fact = |e: &Expr| is_fact(e, true);
     // One `return` is a predicate or an accessor (see `is_simple_predicate`); a decision tests.
     if !def.body.iter().any(|stmt| matches!(stmt, Stmt::If(_))) {
         return false;
     }
-    fn suite(body: &[Stmt], count: &mut usize) -> bool {
+    fn suite(body: &[Stmt], count: &mut usize, fact: &dyn Fn(&Expr) -> bool) -> bool {
         body.iter().all(|stmt| {
             *count += 1;
             *count <= MAX_STATEMENTS
@@ -898,34 +882,52 @@ fn is_boolean_decision(def: &ast::StmtFunctionDef) -> bool {
                     Stmt::Return(ret) => ret.value.as_deref().is_some_and(fact),
                     Stmt::If(node) => {
                         fact(&node.test)
-                            && suite(&node.body, count)
+                            && suite(&node.body, count, fact)
                             && node
                                 .elif_else_clauses
                                 .iter()
-                                .all(|clause| clause.test.as_ref().is_none_or(fact) && suite(&clause.body, count))
+                                .all(|clause| clause.test.as_ref().is_none_or(fact) && suite(&clause.body, count, fact))
                     }
                     Stmt::Expr(doc) => doc.value.is_string_literal_expr(),
                     _ => false,
                 }
         })
     }
-    suite(&def.body, &mut 0)
+    suite(&def.body, &mut 0, &fact)
+}
+
+/// Whether `expr` tests facts only: comparisons and boolean combinations of names, attributes
+/// and literals; with `calls`, also calls without arguments (`self.kernel_cls.is_monolithic()`)
+/// and `getattr`/`hasattr`/`isinstance` of facts.
+fn is_fact(expr: &Expr, calls: bool) -> bool {
+    let fact = |e: &Expr| is_fact(e, calls);
+    match expr {
+        Expr::Compare(c) => fact(&c.left) && c.comparators.iter().all(fact),
+        Expr::BoolOp(b) => b.values.iter().all(fact),
+        Expr::UnaryOp(u) => fact(&u.operand),
+        Expr::Tuple(t) => t.elts.iter().all(fact),
+        Expr::Name(_) => true,
+        Expr::Attribute(a) => fact(&a.value),
+        Expr::Call(call) if calls => {
+            call.arguments.keywords.is_empty()
+                && call.arguments.args.iter().all(fact)
+                && (call.arguments.args.is_empty() || reads_a_fact_by_name(&call.func))
+                && fact(&call.func)
+        }
+        e => e.is_literal_expr(),
+    }
+}
+
+/// `getattr`, `hasattr`, `isinstance`: builtins that read a fact of an object.
+fn reads_a_fact_by_name(func: &Expr) -> bool {
+    matches!(func, Expr::Name(n) if matches!(n.id.as_str(), "getattr" | "hasattr" | "isinstance"))
 }
 
 /// A body that is one `return` of a comparison or a boolean combination of comparisons over
 /// names, attributes and constants (no calls), of a fact read by `getattr`/`hasattr`/
 /// `isinstance`, or of `True` or `False`.
 fn is_simple_predicate(body: &[Stmt]) -> bool {
-    fn simple(expr: &Expr) -> bool {
-        match expr {
-            Expr::Compare(c) => simple(&c.left) && c.comparators.iter().all(simple),
-            Expr::BoolOp(b) => b.values.iter().all(simple),
-            Expr::UnaryOp(u) => simple(&u.operand),
-            Expr::Name(_) | Expr::Attribute(_) => !matches!(expr, Expr::Attribute(a) if !simple(&a.value)),
-            Expr::Tuple(t) => t.elts.iter().all(simple),
-            e => e.is_literal_expr(),
-        }
-    }
+    let simple = |e: &Expr| is_fact(e, false);
     let body = match body {
         [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
         _ => body,
@@ -933,7 +935,7 @@ fn is_simple_predicate(body: &[Stmt]) -> bool {
     // `return getattr(layer, "use_intel_amx_backend", False)`: a fact of an object, read.
     let reads_a_fact = |v: &Expr| match v {
         Expr::Call(call) => {
-            matches!(&*call.func, Expr::Name(n) if matches!(n.id.as_str(), "getattr" | "hasattr" | "isinstance"))
+            reads_a_fact_by_name(&call.func)
                 && call.arguments.keywords.is_empty()
                 && call.arguments.args.iter().all(simple)
         }

@@ -657,6 +657,8 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     if widened_runs == 0 {
         let before = super::cond::approximated();
         let covered = groups.iter().fold(conds.falsity(), |acc, g| acc.or(&g.cond));
+        // (`runs` may stop at its node budget and keep configurations that raise: those are
+        // taken out exactly here.)
         let lost = conds.without_raising(&care.and(&covered.not()));
         if super::cond::approximated() == before && conds.feasible(&lost) {
             groups.push(Group {

@@ -327,7 +327,6 @@ impl Interp<'_, '_> {
             })
             .collect();
         let before = (frame.alive, frame.loop_alive, frame.loop_broken);
-        let returns = frame.returns.clone();
         if !handlers.is_empty() {
             let types = handlers.iter().map(|h| caught_types(h)).collect();
             self.catching
@@ -342,10 +341,9 @@ impl Interp<'_, '_> {
         let any = caught.iter().fold(self.conds.falsity(), |acc, c| acc.or(c));
         if self.conds.feasible(&any) {
             // Where the body raised, it stopped: what it returned or broke out of after that
-            // point is undone (what it wrote before the raise stays, as in Python).
-            let mut kept = returns;
-            kept.extend(&self.conds, frame.returns.restrict(&self.conds, &any.not()));
-            frame.returns = kept;
+            // point is undone (what it wrote before the raise stays, as in Python). Returns made
+            // before the `try` hold where it does not run, outside `any`: they stay.
+            frame.returns = frame.returns.restrict(&self.conds, &any.not());
             frame.alive = frame.alive.or(&before.0.and(&any));
             frame.loop_alive = frame.loop_alive.or(&before.1.and(&any));
             frame.loop_broken = frame.loop_broken.and(&any.not()).or(&before.2.and(&any));
