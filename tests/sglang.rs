@@ -202,11 +202,21 @@ fn sglang_trace_of_the_components() {
     let hash = trace(&tree, &["routed_scaling_factor", "--entry", "sglang.srt.layers.moe.hash_topk.HashTopK"]);
     let rows = hash["rows"].as_array().unwrap();
     let path = "sglang/srt/layers/moe/hash_topk.py";
+    // (Each row's configurations, product by product: with fused shared slots the constructor
+    // raises when the flag is on (hash_topk.py:75), so a product may say `slots > 0` instead of
+    // the flag being off.)
+    let holds = |product: &serde_json::Value, atom: &str, value: bool| {
+        product.as_array().unwrap().iter().any(|lit| lit["atom"] == atom && lit["value"] == value)
+    };
     for row in rows {
-        let when = row["when"].as_str().unwrap();
         let sites = row_sites(row);
         let multiplies = sites.contains(&(path.to_string(), 265, 1));
-        assert_eq!(multiplies, !when.contains("not apply_routed_scaling_factor_on_output"), "{row:#}");
+        assert!(!row["conditions"].as_array().unwrap().is_empty(), "{row:#}");
+        for product in row["conditions"].as_array().unwrap() {
+            let flag_off = holds(product, "apply_routed_scaling_factor_on_output", false)
+                || holds(product, "get_model().shared_experts.num_shared_topk_slots > 0", true);
+            assert_eq!(multiplies, !flag_off, "{row:#}");
+        }
         if row["verdict"] == "INVERSE" {
             // The slot's 1/factor: at hash_topk.py:183, or where the per-rank shared columns
             // are filled with it (topk.py:2515, `new_full`).

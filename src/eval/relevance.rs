@@ -383,7 +383,8 @@ impl Interp<'_, '_> {
         let range = self.index.function(func).range;
         let found = matches!(
             crate::syntax::stmt_with_range(&module.body, range),
-            Some(ruff_python_ast::Stmt::FunctionDef(def)) if is_simple_predicate(&def.body) || is_boolean_decision(def)
+            Some(ruff_python_ast::Stmt::FunctionDef(def))
+                if is_simple_predicate(&def.body) || is_boolean_decision(def) || is_declared_fact_of_parameter(def)
         );
         self.relevance.predicates.insert(func, found);
         found
@@ -857,6 +858,40 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for ParameterMutation<'_> {
         }
         ruff_python_ast::visitor::walk_expr(self, expr);
     }
+}
+
+/// A function declared `-> bool` that returns one fact of a parameter (`def is_supported(cls,
+/// config) -> bool: return config.fast_ok`): which fact depends on the class it is called
+/// on, so named by the call, two classes' answers would be one name unrelated to either fact.
+/// (A fact of no parameter, `def is_cuda() -> bool: return torch.version.cuda`, stays named.)
+fn is_declared_fact_of_parameter(def: &ast::StmtFunctionDef) -> bool {
+    let declared_bool = matches!(def.returns.as_deref(), Some(Expr::Name(n)) if n.id.as_str() == "bool");
+    let body = match def.body.as_slice() {
+        [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
+        body => body,
+    };
+    let [Stmt::Return(ast::StmtReturn { value: Some(value), .. })] = body else { return false };
+    let params: Vec<&str> = def.parameters.iter_non_variadic_params().map(|p| p.parameter.name.as_str()).collect();
+    declared_bool && is_fact(value, true) && mentions_any(value, &params)
+}
+
+/// Whether `expr` reads one of `names`.
+fn mentions_any(expr: &Expr, names: &[&str]) -> bool {
+    struct Finder<'n> {
+        names: &'n [&'n str],
+        found: bool,
+    }
+    impl<'a> ruff_python_ast::visitor::Visitor<'a> for Finder<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Name(n) = expr {
+                self.found |= self.names.contains(&n.id.as_str());
+            }
+            ruff_python_ast::visitor::walk_expr(self, expr);
+        }
+    }
+    let mut finder = Finder { names, found: false };
+    ruff_python_ast::visitor::Visitor::visit_expr(&mut finder, expr);
+    finder.found
 }
 
 /// A small function declared `-> bool` made only of `if`s and `return`s of facts: literals,

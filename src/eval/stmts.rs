@@ -260,12 +260,18 @@ impl Interp<'_, '_> {
             if !self.conds.feasible(&going.and(&frame.alive)) {
                 break;
             }
-            let element = item.restrict(&self.conds, &going);
-            self.assign_target(frame, &node.target, element, &going);
+            // Where a list's item is absent (appended on some paths only), the list is shorter
+            // there: this iteration does not happen.
+            let here = going.and(&item.coverage(&self.conds));
+            if !self.conds.feasible(&here) {
+                continue;
+            }
+            let element = item.restrict(&self.conds, &here);
+            self.assign_target(frame, &node.target, element, &here);
             let outer = (frame.loop_alive, frame.loop_broken);
             frame.loop_alive = self.conds.truth();
             frame.loop_broken = self.conds.falsity();
-            self.exec_block(frame, &node.body, &going);
+            self.exec_block(frame, &node.body, &here);
             going = going.and(&frame.loop_broken.not());
             (frame.loop_alive, frame.loop_broken) = outer;
         }

@@ -1396,3 +1396,38 @@ fn a_local_bound_on_some_paths_raises_where_it_is_not_and_lost_configurations_ar
     let reason = out.json()["rows"][1]["reason"].as_str().unwrap().to_string();
     assert!(reason.contains("the evaluation lost these configurations"), "{reason}");
 }
+
+#[test]
+fn an_empty_position_of_a_reordered_list_is_not_iterated() {
+    // Moving members to the back under two platform flags leaves a position empty where both
+    // hold; iterated anyway, the step there was unknown and every row UNKNOWN.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.reordered_steps.OrderedStepsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.reordered_steps.UnscaledOrderedStepsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("NEVER".into(), 0, "always".into())]);
+}
+
+#[test]
+fn a_bool_classmethod_returning_a_fact_of_its_argument_is_that_fact() {
+    // `kernel.applies_scale(config)` is `config.fuse_scale` for either kernel: the layer's own
+    // `if not self.fuse_scale` scaling is its exact complement. Named by the call, the pair
+    // read TWICE and NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.kernel_fact.KernelFactMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.kernel_fact.PickyKernelFactMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.fuse_scale and (config.kernel == \"fast\" or config.slow_fusion)".into()),
+            ("ONCE".into(), 1, "not config.fuse_scale".into()),
+            (
+                "NEVER".into(),
+                0,
+                "not (config.kernel == \"fast\") and config.fuse_scale and not config.slow_fusion".into()
+            )
+        ]
+    );
+}
