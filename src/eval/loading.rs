@@ -19,7 +19,7 @@ const HOOK: &str = "process_weights_after_loading";
 /// A module whose quantization method has more alternatives than this (an unknown
 /// quantization config: one per method of the tree) is not loaded: its hook would run once per
 /// method, and what the forward path reads from it stays unknown instead.
-const MAX_LOADED_METHODS: usize = 4;
+const MAX_LOADED_METHODS: usize = 8;
 
 impl Interp<'_, '_> {
     /// Runs the loader's hook for every module among the objects `built` (heap ids) that holds a
@@ -44,6 +44,15 @@ impl Interp<'_, '_> {
             return;
         };
         if methods.0.len() > MAX_LOADED_METHODS {
+            // Said, not silent: what the hook sets (a kernel the forward path asserts) stays
+            // as `__init__` left it, and the raises that follow may end every configuration.
+            self.bound(
+                Some(loc),
+                format!(
+                    "a module's quantization method has {} alternatives (more than {MAX_LOADED_METHODS}): the loader's `{HOOK}` is not run for it",
+                    methods.0.len()
+                ),
+            );
             return;
         }
         self.loaded.insert(module);

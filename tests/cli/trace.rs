@@ -1431,3 +1431,25 @@ fn a_bool_classmethod_returning_a_fact_of_its_argument_is_that_fact() {
         ]
     );
 }
+
+#[test]
+fn the_loaders_phase_runs_for_each_of_several_quantization_methods_and_names_its_bound() {
+    // Five methods, each building its kernel in `process_weights_after_loading` and asserting
+    // it when the layer runs. Skipped silently past four, every configuration failed the assert.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.many_methods.ManyMethodsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.many_methods.UnscaledFp4ManyMethodsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not (config.checkpoint_format == \"fp4\")".into()),
+            ("NEVER".into(), 0, "config.checkpoint_format == \"fp4\"".into())
+        ]
+    );
+    // Nine: past the bound, which the answer names instead of only failing the asserts.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.many_methods.WideManyMethodsMoE"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    let bounds = out.json()["bounds"].to_string();
+    assert!(bounds.contains("the loader's `process_weights_after_loading` is not run"), "{bounds}");
+}
