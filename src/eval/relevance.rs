@@ -11,9 +11,11 @@
 //! - it is a factory (returns classes or functions, or builds one of several classes), since
 //!   structure decides what runs later;
 //! - it is a one-line predicate (`return self == Backend.DEEPEP`, `return getattr(layer, "flag",
-//!   False)`, `return True`) or a small `-> bool` decision made of `if`s and such returns:
-//!   cheaper to evaluate than to name, and evaluated, its answer is an equality on the value it
-//!   tests, which excludes the other predicates on that value (one backend at a time);
+//!   False)`, `return True`), a `-> bool` function returning one fact of a parameter
+//!   (`def is_supported(cls, config) -> bool: return config.fast_ok`), or a small `-> bool`
+//!   decision made of `if`s and such returns: cheaper to evaluate than to name, and evaluated,
+//!   its answer is an equality on the value it tests, which excludes the other predicates on
+//!   that value (one backend at a time), or the fact the caller also tests elsewhere;
 //! - it is a classifier: every `return` gives a string or number literal, or `None`
 //!   (`if is_cuda(): return "cuda"` ...), directly or through a local list, tuple or dict of
 //!   them (a priority list, `mapping.get(name)`). Named by the call, its answer would be a fresh
