@@ -1258,6 +1258,9 @@ fn a_row_where_scaled_data_was_cut_at_the_alternatives_bound_is_not_final() {
     let text =
         run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.HeldManyPathsMoE"]);
     assert_eq!(text.stdout.matches("not final: in some of these configurations values holding scaled data").count(), 1);
+    // The headline says it too.
+    let head: Vec<&str> = text.stdout.lines().take(3).collect();
+    assert_eq!(head[2], "  1 of them not final: values holding scaled data were cut at the alternatives bound there");
 }
 
 #[test]
