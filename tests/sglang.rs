@@ -305,10 +305,14 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
     // so that closing that gap shows.
     let hash_forward_cuda = |u: &&str| u.contains("`HashTopK.forward_cuda` is never set");
     assert!(unresolved.iter().any(hash_forward_cuda), "{unresolved:?}");
+    // Another imprecision, of merged alternatives: the DeepGEMM runner reached with another
+    // runner's quant info (`quant_info.scale_recipes(...)`, deep_gemm.py:436), a pairing SGLang
+    // never makes. Those classes do not have the method, so it reads as never set.
+    let other_quant_info = |u: &&str| u.contains("MoeQuantInfo.scale_recipes` is never set");
     assert!(
         !unresolved
             .iter()
-            .filter(|u| !hash_forward_cuda(u))
+            .filter(|u| !hash_forward_cuda(u) && !other_quant_info(u))
             .any(|u| u.contains("PermuteMethodPool") || u.contains("never set")),
         "{unresolved:?}"
     );

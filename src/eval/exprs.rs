@@ -1124,7 +1124,10 @@ impl Interp<'_, '_> {
                             // catch.
                             self.raise_of(Some("AttributeError"), &rest, loc);
                             return out;
-                        } else if mro.external.is_empty() || self.unset_module_attribute(id, class, attr) {
+                        } else if mro.external.is_empty()
+                            || self.unset_module_attribute(id, class, attr)
+                            || self.never_set_on(class, attr)
+                        {
                             Value::unknown(format!("`{label}` is never set"))
                         } else {
                             // An attribute of an outside base class (`self.training`).

@@ -9,6 +9,10 @@
 //!   `getattr(layer, "use_intel_amx_backend", False)` is `False` on a layer no loader hook marked,
 //!   rather than a configuration of its own. This holds only for classes whose outside bases are
 //!   `nn.Module` alone; an attribute of any other outside base stays unknown.
+//! - Before that phase too, an attribute no class of the MRO binds or assigns to `self`, on a
+//!   class whose outside bases are `nn.Module` and `abc.ABC` alone, is not set (`never_set_on`):
+//!   a flag some quantization methods declare in their bodies, read with a default on one that
+//!   does not (`getattr(method, "fuse_routed_scaling_factor_in_topk", False)`).
 
 use super::calls::Args;
 use super::cond::Cond;
@@ -92,6 +96,28 @@ impl Interp<'_, '_> {
         }
         let mro = self.resolver.mro(class);
         !mro.external.is_empty() && mro.problems.is_empty() && mro.external.iter().all(|e| is_module_base(e))
+    }
+
+    /// Whether no code can have set `attr` on an instance of `class` before it is read: no
+    /// class of its MRO in the tree binds it or assigns `self.attr` in a method, and its outside
+    /// bases are `nn.Module` and `abc.ABC` alone, which do not have it. A feature flag read with
+    /// a default (`getattr(quant_method, "fuse_routed_scaling_factor_in_topk", False)` on a
+    /// method class that does not declare it) is then the default, not a configuration of its
+    /// own. (Writes from outside the class, `method.flag = ...`, are the exception this misses;
+    /// the tree's classes declare such flags in their bodies.)
+    pub fn never_set_on(&self, class: ClassId, attr: &str) -> bool {
+        if attr.starts_with('_') || MODULE_ATTRIBUTES.contains(&attr) {
+            return false;
+        }
+        let mro = self.resolver.mro(class);
+        !mro.external.is_empty()
+            && mro.problems.is_empty()
+            && mro.external.iter().all(|e| is_module_base(e) || e == "abc.ABC")
+            && mro.classes.iter().all(|c| {
+                let class = self.index.class(*c);
+                !class.attr_writes.iter().any(|w| w.name.as_str() == attr)
+                    && !class.body.iter().any(|b| b.name.as_str() == attr)
+            })
     }
 
     /// Whether `attr` of an instance of `class` is one of `nn.Module`'s registration methods

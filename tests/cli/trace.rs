@@ -1456,3 +1456,16 @@ fn the_loaders_phase_runs_for_each_of_several_quantization_methods_and_names_its
     let bounds = out.json()["bounds"].to_string();
     assert!(bounds.contains("the loader's `process_weights_after_loading` is not run"), "{bounds}");
 }
+
+#[test]
+fn a_flag_no_class_of_the_method_declares_is_the_default_getattr_gives() {
+    // `getattr(quant_method, "fuse_in_topk", False)` on a method class with only `nn.Module`
+    // and `ABC` outside the tree that never declares the flag: `False`. A symbol instead, its
+    // true side folded the factor into the router weights while the method multiplied: TWICE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.declared_flag.DeclaredFlagMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "config.fp4".into()), ("ONCE".into(), 1, "not config.fp4".into())]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.declared_flag.MistakenDeclaredFlagMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "config.fp4".into()), ("TWICE".into(), 2, "not config.fp4".into())]);
+}
