@@ -906,13 +906,16 @@ fn verdict_of(exponents: &BTreeSet<i32>) -> Verdict {
     }
 }
 
-/// The verdict over all rows: ONCE when every row is; the kind of the problem rows when they
-/// agree; MIXED when they do not; UNKNOWN when only unknown rows keep it from ONCE.
+/// The verdict over all rows: ONCE when every row is, and none is cut at the alternatives
+/// bound; the kind of the problem rows when they agree; MIXED when they do not; UNKNOWN when
+/// only unknown or not-final rows keep it from ONCE.
 fn overall(rows: &[Row]) -> Verdict {
     let problems: BTreeSet<Verdict> =
         rows.iter().map(|r| r.outcome.verdict).filter(|v| !matches!(v, Verdict::Once | Verdict::Unknown)).collect();
     match problems.len() {
         0 if rows.iter().any(|r| r.outcome.verdict == Verdict::Unknown) || rows.is_empty() => Verdict::Unknown,
+        // ONCE is a claim about every configuration: one a cut may have changed is not proven.
+        0 if rows.iter().any(|r| r.cut_at_bound) => Verdict::Unknown,
         0 => Verdict::Once,
         1 => *problems.iter().next().expect("one problem"),
         _ => Verdict::Mixed,

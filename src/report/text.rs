@@ -386,14 +386,15 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
     let bad = report.rows.iter().filter(|r| !matches!(r.outcome.verdict, Verdict::Once)).count();
     if bad > 0 {
         let _ = writeln!(out, "  {} of {} groups of configurations are not ONCE", bad, report.rows.len());
-        // The headline may rest on rows an application may be missing from: say so up front.
-        let cut = report.rows.iter().filter(|r| !matches!(r.outcome.verdict, Verdict::Once) && r.cut_at_bound).count();
-        if cut > 0 {
-            let _ = writeln!(
-                out,
-                "  {cut} of them not final: values holding scaled data were cut at the alternatives bound there"
-            );
-        }
+    }
+    // The headline may rest on rows an application may be missing from: say so up front.
+    let cut = report.rows.iter().filter(|r| r.cut_at_bound).count();
+    if cut > 0 {
+        let _ = writeln!(
+            out,
+            "  {cut} of {} groups are not final: values holding scaled data were cut at the alternatives bound there",
+            report.rows.len()
+        );
     }
     // Per outcome first: how often the value is applied, whatever path the code takes.
     if !report.verdicts.is_empty() {

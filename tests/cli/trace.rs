@@ -1260,7 +1260,10 @@ fn a_row_where_scaled_data_was_cut_at_the_alternatives_bound_is_not_final() {
     assert_eq!(text.stdout.matches("not final: in some of these configurations values holding scaled data").count(), 1);
     // The headline says it too.
     let head: Vec<&str> = text.stdout.lines().take(3).collect();
-    assert_eq!(head[2], "  1 of them not final: values holding scaled data were cut at the alternatives bound there");
+    assert_eq!(
+        head[2],
+        "  1 of 24 groups are not final: values holding scaled data were cut at the alternatives bound there"
+    );
 }
 
 #[test]
@@ -1468,4 +1471,18 @@ fn a_flag_no_class_of_the_method_declares_is_the_default_getattr_gives() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.declared_flag.MistakenDeclaredFlagMoE"]);
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "config.fp4".into()), ("TWICE".into(), 2, "not config.fp4".into())]);
+}
+
+#[test]
+fn once_everywhere_is_not_the_verdict_when_a_row_was_cut_at_the_alternatives_bound() {
+    // Exponent 1 in every configuration the evaluation kept apart, but 32 histories: the row
+    // the cut fell in is not a proof, so the headline is UNKNOWN and says why.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.cut.CancelledPathsMoE"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    let rows = out.json()["rows"].as_array().unwrap().clone();
+    assert!(rows.iter().all(|r| r["verdict"] == "ONCE"), "{}", out.stdout);
+    assert_eq!(rows.iter().filter(|r| r["cut_at_bound"] == true).count(), 1, "{}", out.stdout);
+    let text =
+        run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.CancelledPathsMoE"]);
+    assert!(text.stdout.lines().nth(1).is_some_and(|l| l.contains("groups are not final")), "{}", text.stdout);
 }
