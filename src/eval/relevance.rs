@@ -867,14 +867,24 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for ParameterMutation<'_> {
 /// on, so named by the call, two classes' answers would be one name unrelated to either fact.
 /// (A fact of no parameter, `def is_cuda() -> bool: return torch.version.cuda`, stays named.)
 fn is_declared_fact_of_parameter(def: &ast::StmtFunctionDef) -> bool {
-    let declared_bool = matches!(def.returns.as_deref(), Some(Expr::Name(n)) if n.id.as_str() == "bool");
-    let body = match def.body.as_slice() {
-        [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
-        body => body,
+    let [Stmt::Return(ast::StmtReturn { value: Some(value), .. })] = without_docstring(&def.body) else {
+        return false;
     };
-    let [Stmt::Return(ast::StmtReturn { value: Some(value), .. })] = body else { return false };
     let params: Vec<&str> = def.parameters.iter_non_variadic_params().map(|p| p.parameter.name.as_str()).collect();
-    declared_bool && is_fact(value, true) && mentions_any(value, &params)
+    declares_bool(def) && is_fact(value, true) && mentions_any(value, &params)
+}
+
+/// Whether `def` is annotated `-> bool`.
+fn declares_bool(def: &ast::StmtFunctionDef) -> bool {
+    matches!(def.returns.as_deref(), Some(Expr::Name(n)) if n.id.as_str() == "bool")
+}
+
+/// A body without its leading docstring.
+fn without_docstring(body: &[Stmt]) -> &[Stmt] {
+    match body {
+        [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
+        _ => body,
+    }
 }
 
 /// Whether `expr` reads one of `names`.
@@ -902,8 +912,7 @@ fn mentions_any(expr: &Expr, names: &[&str]) -> bool {
 /// later: named by the call, it would be unrelated to the facts it tests.
 fn is_boolean_decision(def: &ast::StmtFunctionDef) -> bool {
     const MAX_STATEMENTS: usize = 8;
-    let declared_bool = matches!(def.returns.as_deref(), Some(Expr::Name(n)) if n.id.as_str() == "bool");
-    if !declared_bool {
+    if !declares_bool(def) {
         return false;
     }
     let fact = |e: &Expr| is_fact(e, true);
@@ -965,10 +974,7 @@ fn reads_a_fact_by_name(func: &Expr) -> bool {
 /// `isinstance`, or of `True` or `False`.
 fn is_simple_predicate(body: &[Stmt]) -> bool {
     let simple = |e: &Expr| is_fact(e, false);
-    let body = match body {
-        [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
-        _ => body,
-    };
+    let body = without_docstring(body);
     // `return getattr(layer, "use_intel_amx_backend", False)`: a fact of an object, read.
     let reads_a_fact = |v: &Expr| match v {
         Expr::Call(call) => {

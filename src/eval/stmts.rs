@@ -293,11 +293,15 @@ fn handler_matters(handler: &ast::ExceptHandlerExceptHandler) -> bool {
 /// The exception class a `raise` names (`raise ValueError(...)`, `raise errors.KeyError`), if it
 /// names one directly.
 fn exception_name(exc: &Expr) -> Option<&str> {
-    let named = match exc {
-        Expr::Call(call) => call.func.as_ref(),
-        other => other,
-    };
-    match named {
+    match exc {
+        Expr::Call(call) => class_name(&call.func),
+        other => class_name(other),
+    }
+}
+
+/// The last name of a class expression (`ValueError`, `errors.KeyError`).
+fn class_name(expr: &Expr) -> Option<&str> {
+    match expr {
         Expr::Name(n) => Some(n.id.as_str()),
         Expr::Attribute(a) => Some(a.attr.as_str()),
         _ => None,
@@ -307,11 +311,7 @@ fn exception_name(exc: &Expr) -> Option<&str> {
 /// The exceptions an `except` clause catches: `None` for all of them (a bare `except:`, or a
 /// type that is not a plain name).
 fn caught_types(handler: &ast::ExceptHandlerExceptHandler) -> Option<Vec<String>> {
-    let name = |e: &Expr| match e {
-        Expr::Name(n) => Some(n.id.to_string()),
-        Expr::Attribute(a) => Some(a.attr.to_string()),
-        _ => None,
-    };
+    let name = |e: &Expr| class_name(e).map(str::to_string);
     match handler.type_.as_deref()? {
         Expr::Tuple(t) => t.elts.iter().map(name).collect(),
         other => name(other).map(|n| vec![n]),
