@@ -472,9 +472,13 @@ fn sglang_0_4_10_never_applies_the_factor_on_two_fp8_expert_paths() {
             && holds(p, "is_sm100_supported()", true)
             && holds(p, "quant_config.weight_block_size == None", false)
     };
+    // With triton-kernel MoE the other expert-parallel path raises (`FusedMoE.forward` reads
+    // `topk_output.topk_ids`, a field the triton-kernel top-k output does not have), so there
+    // the DeepGEMM path is the only one left and the product need not name it.
     let ep_deepgemm = |p: &Value| {
         holds(p, "global_server_args_dict[\"enable_ep_moe\"]", true)
-            && holds(p, "ENABLE_JIT_DEEPGEMM", true)
+            && (holds(p, "ENABLE_JIT_DEEPGEMM", true)
+                || holds(p, "global_server_args_dict[\"enable_triton_kernel_moe\"]", true))
             && holds(p, "global_server_args_dict[\"enable_deepep_moe\"]", false)
     };
     let mut seen = (false, false);

@@ -777,9 +777,13 @@ impl Interp<'_, '_> {
         }
         let has_data = args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))));
         // An operator the tree registers (`@register_custom_op(...)`) takes tensors and numbers
-        // only, so the module it runs is looked up at run time (`moe_layers[layer_id]`): it may
+        // only, so a module it runs is looked up at run time (`moe_layers[layer_id]`): it may
         // apply anything, and its data does not just pass through. Said so, rather than counted.
-        if has_data && self.index.function(func).decorators.iter().any(super::custom_ops::names_custom_op) {
+        // (An operator that only wraps a kernel is an outside computation like any other.)
+        if has_data
+            && self.index.function(func).decorators.iter().any(super::custom_ops::names_custom_op)
+            && self.runs_looked_up_object(func)
+        {
             let path = self.index.function_path(func);
             let what = format!(
                 "data passes through the operator `{path}`, not evaluated: the module it runs is looked up at run time"
@@ -794,7 +798,18 @@ impl Interp<'_, '_> {
         if has_data {
             let path = self.index.function_path(func);
             let receiver = receiver.filter(|r| matches!(r, Value::Num(_)));
-            return self.call_external(&path, receiver, args, pc, loc);
+            // Scaled data in a record handed over beside it (`experts(x, routing)`, the weights
+            // in `routing`) takes part like data handed over directly.
+            let held = if self.index.function(func).name.as_str() != "__init__" {
+                self.held_scaled_data(&args, pc)
+            } else {
+                None
+            };
+            let result = self.call_external(&path, receiver, args, pc, loc);
+            return match held {
+                Some(held) => self.times_held(&result, &held),
+                None => result,
+            };
         }
         // Scaled data inside a record handed over (`dispatcher.combine(combine_input)`, the
         // expert output in a NamedTuple) passes through like data handed over directly.
@@ -1553,6 +1568,29 @@ impl Interp<'_, '_> {
         Some(out)
     }
 
+    /// `result`'s tensors times the data `held` in records handed over (other values stay).
+    fn times_held(&mut self, result: &G, held: &G) -> G {
+        let mut out = G::empty();
+        for (c, v) in result.iter() {
+            let Value::Num(a) = v else {
+                out.push(&self.conds, *c, v.clone());
+                continue;
+            };
+            for (d, h) in held.iter() {
+                let both = c.and(d);
+                if !self.conds.feasible(&both) {
+                    continue;
+                }
+                let value = match h {
+                    Value::Num(b) => Value::Num(Rc::new(self.product(a, b, 1))),
+                    _ => v.clone(),
+                };
+                out.push(&self.conds, both, value);
+            }
+        }
+        out
+    }
+
     /// The tensors `value` holds (itself, the items of a tuple, the fields and items of an
     /// object, a few levels down), each at its place, under the condition it is held there.
     fn held_slots(
@@ -1673,7 +1711,7 @@ fn data_through_unresolved(label: &str) -> String {
 pub fn taint(n: &Num, blocker: u32) -> Num {
     let parts =
         n.parts.iter().map(|p| Part { unknown: Part::first_unknown(p.unknown, Some(blocker)), ..p.clone() }).collect();
-    Num { tensor: n.tensor, parts }
+    Num { tensor: n.tensor, parts, shape: n.shape }
 }
 
 fn is_assignable(expr: &Expr) -> bool {

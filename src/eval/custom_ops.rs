@@ -74,6 +74,21 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// Whether `func`'s body calls a method of something it looked up by key
+    /// (`layer = context.moe_layers[layer_id]; layer.forward_impl(...)`, or directly).
+    pub fn runs_looked_up_object(&self, func: FuncId) -> bool {
+        let module = self.index.file(func.file).ast();
+        let range = self.index.function(func).range;
+        let Some(ast::Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, range) else {
+            return false;
+        };
+        let mut finder = LookedUpCall::default();
+        for stmt in &def.body {
+            finder.visit_stmt(stmt);
+        }
+        finder.found
+    }
+
     /// `attr` of an object the operator's own body cannot pin down (`sym`), as the calling
     /// object's method (see the module documentation).
     pub fn operator_caller_method(&mut self, sym: SymId, attr: &str, pc: &Cond, loc: Loc) -> Option<G> {
@@ -238,6 +253,42 @@ impl<'a> Visitor<'a> for RegistrationFinder<'_> {
                 || call.arguments.args.iter().find(|a| matches!(a, Expr::Name(_) | Expr::Attribute(_))).cloned();
             if let Some(implementation) = by_keyword.or_else(by_position) {
                 self.calls.push(implementation);
+            }
+        }
+        visitor::walk_expr(self, expr);
+    }
+}
+
+/// Finds a method called on a value looked up by key (see `Interp::runs_looked_up_object`);
+/// flow-insensitive over the names bound to lookups.
+#[derive(Default)]
+struct LookedUpCall {
+    looked_up: Vec<ruff_python_ast::name::Name>,
+    found: bool,
+}
+
+impl<'a> Visitor<'a> for LookedUpCall {
+    fn visit_stmt(&mut self, stmt: &'a ast::Stmt) {
+        if let ast::Stmt::Assign(assign) = stmt
+            && matches!(assign.value.as_ref(), Expr::Subscript(_))
+        {
+            for target in &assign.targets {
+                if let Expr::Name(name) = target {
+                    self.looked_up.push(name.id.clone());
+                }
+            }
+        }
+        visitor::walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr
+            && let Expr::Attribute(attr) = call.func.as_ref()
+        {
+            match attr.value.as_ref() {
+                Expr::Subscript(_) => self.found = true,
+                Expr::Name(name) if self.looked_up.contains(&name.id) => self.found = true,
+                _ => {}
             }
         }
         visitor::walk_expr(self, expr);

@@ -912,6 +912,11 @@ impl Interp<'_, '_> {
             }
             // A tensor's shape is not known: one symbol named by the expression, so that
             // `tokens, _ = x.shape` makes `tokens` a size (`x.shape[0]`), not an unknown.
+            Value::Num(n) if n.tensor && attr == "shape" && n.shape.is_some() => {
+                let dims = n.shape.map(|i| self.shapes[i as usize].clone()).unwrap_or_else(|| Rc::from([]));
+                let items = dims.iter().map(|g| g.restrict(&self.conds, pc)).collect();
+                G::under(*pc, Value::Tuple(Rc::new(items)))
+            }
             Value::Num(n) if n.tensor && attr == "shape" => {
                 let text = self.text(loc);
                 G::under(*pc, self.sym(SymKey::At(loc, text.clone()), text, None))
@@ -1115,6 +1120,12 @@ impl Interp<'_, '_> {
                         if named_tuple && attr == "_replace" {
                             // Built in (see `container_method`): a copy with some fields replaced.
                             Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))
+                        } else if named_tuple && !is_tuple_attribute(attr) && mro.external.len() == 1 {
+                            // A NamedTuple has its fields, its methods and a tuple's, and no
+                            // instance dictionary: nothing can have set another attribute
+                            // (`topk_output.topk_weights` on a top-k output of another format).
+                            self.raise_of(Some("AttributeError"), &rest, loc);
+                            return out;
                         } else if field.is_some()
                             && (mro.external.is_empty() || self.unset_module_attribute(id, class, attr))
                         {
@@ -1198,6 +1209,7 @@ impl Interp<'_, '_> {
         Value::Num(Rc::new(Num {
             tensor: false,
             parts: vec![Part { exp: 1, sites: Rc::from([]), chain: Rc::from([hop]), unknown: None }],
+            shape: None,
         }))
     }
 
@@ -1261,7 +1273,11 @@ impl Interp<'_, '_> {
         }
         seen.push(name.clone());
         let alias = frame.aliases.get(name).cloned();
-        // Same tensor, new contents: the sharing outlives the write.
+        // Same tensor, new contents: the sharing outlives the write, and so does the shape.
+        let value = match frame.locals.get(name) {
+            Some(old) => keep_shape(old, value),
+            None => value,
+        };
         let shares = frame.shares.clone();
         self.assign_local(frame, name, value.clone(), pc);
         frame.shares = shares;
@@ -1497,7 +1513,7 @@ pub fn extend_chain(n: &Num, hop: HopId) -> Num {
             }
         })
         .collect();
-    Num { tensor: n.tensor, parts }
+    Num { tensor: n.tensor, parts, shape: n.shape }
 }
 
 /// The key of a dict entry for a constant key: a string as itself, other constants and tuples
@@ -1739,4 +1755,31 @@ impl Interp<'_, '_> {
             _ => Value::Const(Constant::Str(self.index.class(class).name.to_string())),
         }
     }
+}
+
+/// What every tuple and every NamedTuple has besides its fields.
+fn is_tuple_attribute(attr: &str) -> bool {
+    attr.starts_with("__") || matches!(attr, "count" | "index" | "_asdict" | "_fields" | "_field_defaults" | "_make")
+}
+
+/// `new` written into the tensor `old` held: the contents change, the dimensions do not.
+fn keep_shape(old: &G, new: G) -> G {
+    let mut shapes = old.iter().filter_map(|(_, v)| match v {
+        Value::Num(n) => Some(n.shape.clone()),
+        _ => None,
+    });
+    let Some(Some(shape)) = shapes.next() else { return new };
+    if shapes.any(|s| s != Some(shape)) {
+        return new;
+    }
+    G(new
+        .0
+        .into_iter()
+        .map(|(c, v)| match v {
+            Value::Num(n) if n.tensor && n.shape.is_none() => {
+                (c, Value::Num(Rc::new(Num { shape: Some(shape), ..(*n).clone() })))
+            }
+            other => (c, other),
+        })
+        .collect())
 }

@@ -332,6 +332,8 @@ pub struct Interp<'r, 'a> {
     /// expression: `(argument, what it holds now, under which condition)`. Taken by the caller's
     /// `eval_call` right after the call.
     pub out_writes: Vec<(Loc, G, Cond)>,
+    /// The dimensions of tensors made with a given shape (see `Num::shape`).
+    pub shapes: Vec<Rc<[G]>>,
     /// The arguments of the call about to be made that are output buffers in the caller
     /// (`Frame::buffers`), by location: the parameters they bind are buffers too.
     pub buffer_args: rustc_hash::FxHashSet<Loc>,
@@ -412,6 +414,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             raise_kinds: FxHashMap::default(),
             apart: 0,
             out_writes: Vec::new(),
+            shapes: Vec::new(),
             buffer_args: Default::default(),
             shared_args: Vec::new(),
             sessions: Default::default(),

@@ -137,7 +137,7 @@ impl Interp<'_, '_> {
                         "the traced value takes part in an addition here; the result is not followed as a scale",
                         c,
                     );
-                    return Value::Num(Rc::new(Num { tensor: false, parts: vec![plain_part()] }));
+                    return Value::Num(Rc::new(Num { tensor: false, parts: vec![plain_part()], shape: None }));
                 }
                 match other {
                     Operand::Data => Value::Num(Rc::new(union(n, &Num::plain_tensor()))),
@@ -149,6 +149,7 @@ impl Interp<'_, '_> {
                 Value::Num(Rc::new(Num {
                     tensor: n.tensor,
                     parts: n.parts.iter().map(|p| Part { exp: p.exp * k, ..p.clone() }).collect(),
+                    shape: n.shape,
                 }))
             }
             (_, Operand::Num(n), _) | (_, _, Operand::Num(n)) => {
@@ -158,7 +159,7 @@ impl Interp<'_, '_> {
                         "the traced value takes part in an operation that is not a product here; not followed",
                         c,
                     );
-                    return Value::Num(Rc::new(Num { tensor: false, parts: vec![plain_part()] }));
+                    return Value::Num(Rc::new(Num { tensor: false, parts: vec![plain_part()], shape: None }));
                 }
                 Value::Num(n.clone())
             }
@@ -218,7 +219,7 @@ impl Interp<'_, '_> {
                     (Operand::Num(a), _) => Value::Num(a.clone()),
                     (_, Operand::Num(b)) => {
                         let parts = b.parts.iter().map(|p| Part { exp: p.exp * sign, ..p.clone() }).collect();
-                        Value::Num(Rc::new(Num { tensor: b.tensor, parts }))
+                        Value::Num(Rc::new(Num { tensor: b.tensor, parts, shape: b.shape }))
                     }
                     _ => self.anonymous(loc),
                 };
@@ -247,7 +248,7 @@ impl Interp<'_, '_> {
                 });
             }
         }
-        Value::Num(Rc::new(Num { tensor: true, parts }.normalize()))
+        Value::Num(Rc::new(Num { tensor: true, parts, shape: None }.normalize()))
     }
 
     /// `a` where part of it is replaced by `b` (`t[idx] = v`): the parts of both.
@@ -289,7 +290,7 @@ impl Interp<'_, '_> {
                                 let data = if n.tensor {
                                     n.clone()
                                 } else {
-                                    Rc::new(Num { tensor: true, parts: n.parts.clone() })
+                                    Rc::new(Num { tensor: true, parts: n.parts.clone(), shape: n.shape })
                                 };
                                 self.scale(Operand::Num(data), Operand::Num(f.clone()), false, &c, loc, false)
                             }
@@ -656,7 +657,32 @@ impl Interp<'_, '_> {
     /// A callee outside the tree. Data passed to it comes back as data whose scale combines
     /// the scales passed in; the traced value passed to it is a delegated application unless a
     /// kernel model says otherwise.
-    pub fn call_external(&mut self, path: &str, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
+    pub fn call_external(&mut self, path: &str, receiver: Option<Value>, mut args: Args, pc: &Cond, loc: Loc) -> G {
+        // `torch.sum(x, dim=1, out=out)`: the result lands in `out` (torch's convention for
+        // every operator), whose own contents do not take part. A kernel model that names its
+        // output argument says where instead.
+        let out_keyword = args.keywords.iter().position(|(k, _)| k.as_str() == "out");
+        if let Some(i) = out_keyword
+            && self.kernels.find(path).is_none_or(|m| m.output.is_none())
+        {
+            let (_, out) = args.keywords.remove(i);
+            let result = self.external_result(path, receiver, args, pc, loc);
+            let mut written = G::empty();
+            for (c, v) in result.iter() {
+                if matches!(v, Value::Num(_)) {
+                    written.push(&self.conds, *c, v.clone());
+                }
+            }
+            if let (Some(target), false) = (out.loc, written.is_empty()) {
+                self.out_writes.push((target, written, *pc));
+            }
+            return result;
+        }
+        self.external_result(path, receiver, args, pc, loc)
+    }
+
+    /// What an outside callee returns, given what it is handed.
+    fn external_result(&mut self, path: &str, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
         let last = path.rsplit('.').next().unwrap_or(path);
         let first = args.positional.first().map(|a| a.value.clone());
         let keyword = |key: &str| args.keywords.iter().find(|(k, _)| k.as_str() == key).map(|(_, a)| a.value.clone());
@@ -702,8 +728,19 @@ impl Interp<'_, '_> {
             "tensor" | "as_tensor" if receiver.is_none() && path.starts_with("torch.") => {
                 return self.filled(first.or_else(|| keyword("data")), pc, loc);
             }
-            "Parameter" | "empty" | "zeros" | "ones" | "full" | "randn" | "rand" | "randint" | "arange"
-            | "empty_like" | "zeros_like" | "ones_like" | "full_like" | "rand_like" | "randn_like" | "tensor"
+            "empty" | "zeros" | "ones" | "randn" | "rand" if receiver.is_none() && path.starts_with("torch.") => {
+                let shape = self.shape_given(&args);
+                return G::under(*pc, Value::Num(Rc::new(Num { shape, ..Num::plain_tensor() })));
+            }
+            "Parameter" | "empty_like" | "zeros_like" | "ones_like" | "rand_like" | "randn_like" => {
+                // The same shape as the tensor it is made from.
+                let shape = first.as_ref().and_then(|g| match g.single() {
+                    Some(Value::Num(n)) => n.shape,
+                    _ => None,
+                });
+                return G::under(*pc, Value::Num(Rc::new(Num { shape, ..Num::plain_tensor() })));
+            }
+            "empty" | "zeros" | "ones" | "full" | "randn" | "rand" | "randint" | "arange" | "full_like" | "tensor"
             | "as_tensor" | "from_numpy" | "eye" | "linspace" | "empty_strided" => {
                 return G::under(pc.clone(), plain());
             }
@@ -748,6 +785,25 @@ impl Interp<'_, '_> {
             _ => {}
         }
         self.combine_external(path, receiver, &args, pc, loc)
+    }
+
+    /// The shape a tensor factory is given: one tuple or list (`torch.empty((n, k, d))`), or
+    /// the sizes one by one (`torch.empty(n, k, d)`).
+    fn shape_given(&mut self, args: &Args) -> Option<u32> {
+        let sizes: Vec<G> = match args.positional.as_slice() {
+            [] => return None,
+            [one] => match one.value.single() {
+                Some(Value::Tuple(items)) => items.to_vec(),
+                Some(Value::Obj(id)) => match &self.heap[*id as usize].kind {
+                    ObjKind::List(items) => items.clone(),
+                    _ => return None,
+                },
+                _ => vec![one.value.clone()],
+            },
+            many => many.iter().map(|a| a.value.clone()).collect(),
+        };
+        self.shapes.push(Rc::from(sizes));
+        Some(self.shapes.len() as u32 - 1)
     }
 
     /// The generic outside call: combine the scales of the data passed in (as a product), add
@@ -862,7 +918,7 @@ impl Interp<'_, '_> {
                                 });
                             }
                         }
-                        next.push((yes, Num { tensor: true, parts }.normalize()));
+                        next.push((yes, Num { tensor: true, parts, shape: None }.normalize()));
                     }
                     let no = rc.and(&applies.not());
                     if self.conds.feasible(&no) {
@@ -994,7 +1050,7 @@ fn product_parts(a: &Num, b: &Num, mut parts: Vec<Part>) -> Num {
         parts.dedup();
         parts.truncate(16);
     }
-    Num { tensor: a.tensor || b.tensor, parts }.normalize()
+    Num { tensor: a.tensor || b.tensor, parts, shape: common_shape(a, b) }.normalize()
 }
 
 /// Whether dividing the data `a` by the data `b` normalizes it (`w / w.sum(-1)`): every
@@ -1011,7 +1067,7 @@ fn normalizes(a: &Num, b: &Num) -> bool {
 pub fn union(a: &Num, b: &Num) -> Num {
     let mut parts = a.parts.clone();
     parts.extend(b.parts.iter().cloned());
-    Num { tensor: a.tensor || b.tensor, parts }.normalize()
+    Num { tensor: a.tensor || b.tensor, parts, shape: common_shape(a, b) }.normalize()
 }
 
 /// Arithmetic on two constants, when Python would give a constant.
@@ -1043,6 +1099,17 @@ fn fold(a: &Constant, op: Operator, b: &Constant) -> Option<Constant> {
         Sub => Some(Constant::Float(x - y)),
         Mult => Some(Constant::Float(x * y)),
         Div if y != 0.0 => Some(Constant::Float(x / y)),
+        _ => None,
+    }
+}
+
+/// The shape of an elementwise result of `a` and `b`: the tensor's, when the other is a
+/// scalar or has the same shape (broadcasting is not followed).
+fn common_shape(a: &Num, b: &Num) -> Option<u32> {
+    match (a.tensor, b.tensor) {
+        (true, false) => a.shape,
+        (false, true) => b.shape,
+        _ if a.shape == b.shape => a.shape,
         _ => None,
     }
 }

@@ -51,6 +51,8 @@ pub struct Relevance {
     class_mentions: FxHashMap<ClassId, bool>,
     predicates: FxHashMap<FuncId, bool>,
     mutators: FxHashMap<FuncId, bool>,
+    /// Functions that return one of their parameters as it is (see `returns_parameter`).
+    param_returners: FxHashMap<FuncId, bool>,
     classifiers: FxHashMap<FuncId, bool>,
     accessors: FxHashMap<FuncId, bool>,
     handovers: FxHashMap<ClassId, Vec<ruff_python_ast::name::Name>>,
@@ -112,6 +114,12 @@ impl Interp<'_, '_> {
         if self.hands_over_scaled_data(func, receiver, args) {
             return true;
         }
+        // Handed tensors of different scales, a helper that returns one of them as it is
+        // (`if flag: out = scaled` ... `return out`, or a result written into `out=`) picks
+        // between them: the outside-computation summary, a product of all, would not.
+        if self.differently_scaled_data_in(args) && self.returns_parameter(func) {
+            return true;
+        }
         // A helper that reorders or fills a list or dict built here (`_move_to_back(backends,
         // b)`): skipped, what it does to it would be lost.
         if args.all_values().any(|g| g.iter().any(|(_, v)| self.is_built_container(v))) && self.mutates_parameter(func)
@@ -129,7 +137,21 @@ impl Interp<'_, '_> {
         if known_member && args.all_values().all(|g| g.iter().all(|(_, v)| matches!(v, Value::Const(_)))) {
             return true;
         }
-        self.is_factory(func)
+        // An inherited method (a fused op's generic `forward` dispatching by name to the
+        // subclass's `forward_cuda`) runs the code of the receiver's class: a class that
+        // mentions the value may do anything with it there, and the form of what it returns
+        // (which output class) steers the code after it.
+        let receiver_mentions = match receiver {
+            Some(Value::Obj(id)) => match self.heap[*id as usize].kind {
+                ObjKind::Instance(class) => {
+                    self.index.function(func).class() != Some(class) && self.class_mentions(class)
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        receiver_mentions
+            || self.is_factory(func)
             || self.mentions(func, 0)
             || self.is_predicate(func)
             || self.is_classifier(func)
@@ -240,6 +262,33 @@ impl Interp<'_, '_> {
     /// Whether arguments hold data the traced value scaled (directly or in a record).
     fn scaled_data_in(&self, args: &Args) -> bool {
         args.all_values().chain(args.splats.iter()).any(|g| g.iter().any(|(_, v)| self.holds_scaled(v)))
+    }
+
+    /// Whether tensors of different scales are handed over (`pick(out, scaled, flag)`): the
+    /// outside-computation summary takes their product, which is wrong for a helper that
+    /// returns one of them, or writes one into the other, under conditions of its own.
+    fn differently_scaled_data_in(&self, args: &Args) -> bool {
+        // The scales each argument's tensors have, for the arguments that hold tensors.
+        let mut per_argument: Vec<Vec<Vec<i32>>> = Vec::new();
+        for g in args.all_values().chain(args.splats.iter()) {
+            let mut scales: Vec<Vec<i32>> = Vec::new();
+            for (_, v) in g.iter() {
+                let mut held = Vec::new();
+                self.held_tensors(v, 0, &mut Vec::new(), &mut held);
+                for n in held {
+                    let exps: Vec<i32> = n.parts.iter().map(|p| p.exp).collect();
+                    if !scales.contains(&exps) {
+                        scales.push(exps);
+                    }
+                }
+            }
+            if !scales.is_empty() {
+                scales.sort();
+                per_argument.push(scales);
+            }
+        }
+        let scaled = |s: &Vec<Vec<i32>>| s.iter().any(|e| e.iter().any(|x| *x != 0));
+        per_argument.iter().any(scaled) && per_argument.iter().any(|s| s != &per_argument[0])
     }
 
     fn holds_scaled(&self, value: &Value) -> bool {
@@ -437,6 +486,31 @@ impl Interp<'_, '_> {
             _ => false,
         };
         self.relevance.mutators.insert(func, found);
+        found
+    }
+
+    /// Whether `func` returns a parameter, or a local only ever bound to parameters, as it is
+    /// (`return out`; `a = b` ... `return a`; `return a if c else b`).
+    fn returns_parameter(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.param_returners.get(&func) {
+            return known;
+        }
+        let mut names: Vec<ruff_python_ast::name::Name> =
+            self.index.function(func).params.iter().map(|p| p.name.clone()).collect();
+        let module = self.index.file(func.file).ast();
+        let range = self.index.function(func).range;
+        let found = match crate::syntax::stmt_with_range(&module.body, range) {
+            Some(Stmt::FunctionDef(def)) => {
+                let mut finder = ReturnedParameter { names: &mut names, returns: Vec::new() };
+                for stmt in &def.body {
+                    ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
+                }
+                let ReturnedParameter { returns, .. } = finder;
+                returns.iter().any(|r| names.contains(r))
+            }
+            _ => false,
+        };
+        self.relevance.param_returners.insert(func, found);
         found
     }
 
@@ -817,6 +891,50 @@ fn is_accessor_body(body: &[Stmt]) -> bool {
             other => simple_assign(other),
         });
     ok && returns_path
+}
+
+/// Collects the names a function returns and the locals bound to parameters (see
+/// `Interp::returns_parameter`; flow-insensitive: a local bound to a parameter anywhere).
+struct ReturnedParameter<'n> {
+    names: &'n mut Vec<ruff_python_ast::name::Name>,
+    returns: Vec<ruff_python_ast::name::Name>,
+}
+
+impl ReturnedParameter<'_> {
+    fn returned_names(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Name(name) => self.returns.push(name.id.clone()),
+            Expr::If(node) => {
+                self.returned_names(&node.body);
+                self.returned_names(&node.orelse);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for ReturnedParameter<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::Return(ret) => {
+                if let Some(value) = &ret.value {
+                    self.returned_names(value);
+                }
+            }
+            Stmt::Assign(assign) => {
+                if let (Expr::Name(value), [Expr::Name(target)]) = (assign.value.as_ref(), assign.targets.as_slice()) {
+                    if self.names.contains(&value.id) && !self.names.contains(&target.id) {
+                        self.names.push(target.id.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+        // Nested definitions run only if called; they are not the body.
+        if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            ruff_python_ast::visitor::walk_stmt(self, stmt);
+        }
+    }
 }
 
 /// Finds a change to a container a parameter holds (see `Interp::mutates_parameter`).

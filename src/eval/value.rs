@@ -66,11 +66,19 @@ pub struct Num {
     /// scalar that carries the traced value is an application.
     pub tensor: bool,
     pub parts: Vec<Part>,
+    /// A tensor's dimensions, when the code that made it gave them (`torch.empty((n, topk,
+    /// d))`), as an index into `Interp::shapes`: a later `x.shape[1]` is then that `topk`,
+    /// the same atom as where it came from.
+    pub shape: Option<u32>,
 }
 
 impl Num {
     pub fn plain_tensor() -> Num {
-        Num { tensor: true, parts: vec![Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None }] }
+        Num {
+            tensor: true,
+            parts: vec![Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None }],
+            shape: None,
+        }
     }
 
     /// Whether some part carries the traced value (a non-zero exponent).
@@ -289,6 +297,19 @@ impl G {
         for (c, v) in self.0.iter_mut() {
             if v.same(&value) {
                 *c = c.or(&cond);
+                return;
+            }
+            // Tensors of one scale made with different shapes are one alternative, of a shape
+            // not known: keeping them apart multiplies alternatives for a correlation rarely
+            // needed.
+            if let (Value::Num(a), Value::Num(b)) = (&*v, &value)
+                && a.tensor == b.tensor
+                && a.parts == b.parts
+            {
+                *c = c.or(&cond);
+                if a.shape.is_some() {
+                    *v = Value::Num(Rc::new(Num { shape: None, ..(**a).clone() }));
+                }
                 return;
             }
         }

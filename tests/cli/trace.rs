@@ -796,6 +796,9 @@ fn an_operator_the_tree_registers_runs_its_code_for_the_layer_that_called_it() {
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     let blocked = out.json()["rows"][0]["blocked_by"].to_string();
     assert!(blocked.contains("the operator `gate.custom_op.indexed_moe_forward`"), "{blocked}");
+    // One that looks nothing up and only wraps an outside kernel is an outside computation.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.custom_op.WrappedKernelOpMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
 }
 
 #[test]
@@ -1485,4 +1488,63 @@ fn once_everywhere_is_not_the_verdict_when_a_row_was_cut_at_the_alternatives_bou
     let text =
         run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.CancelledPathsMoE"]);
     assert!(text.stdout.lines().nth(1).is_some_and(|l| l.contains("groups are not final")), "{}", text.stdout);
+}
+
+#[test]
+fn a_router_whose_class_mentions_the_factor_is_evaluated_through_its_inherited_forward() {
+    // The generic `forward` finds the platform's method by name; skipped, the router's result
+    // was a plain tensor, the model's format test never held and the packed path went unseen.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.output_format.OutputFormatMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "config.packed_routing".into()), ("ONCE".into(), 1, "not config.packed_routing".into())]
+    );
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.output_format.UnscaledPackedOutputFormatMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.packed_routing".into()), ("NEVER".into(), 0, "config.packed_routing".into())]
+    );
+}
+
+#[test]
+fn a_field_a_named_tuple_does_not_have_raises() {
+    // `routing.weights` on the packed format: `AttributeError`, so only the standard
+    // configurations have an answer (a symbol for the field made a second row of its own).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.output_format.UncheckedOutputFormatMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
+
+#[test]
+fn a_tensor_made_with_a_shape_keeps_it_and_out_receives_the_result() {
+    // `cache = torch.empty((n, topk, d))`, then `num_tokens, topk = cache.shape[:2]` in the
+    // helper that sums it with `torch.sum(cache, dim=1, out=out)`: one `topk`. As two
+    // unknowns, or with the sum not landing in `out`, the rows were configurations no run has.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.combine_shape.CombineShapeMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.combine_shape.RescaledCombineShapeMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "weights.shape[1] == 1".into()), ("TWICE".into(), 2, "not (weights.shape[1] == 1)".into())]
+    );
+}
+
+#[test]
+fn a_helper_returning_one_of_two_differently_scaled_tensors_is_evaluated() {
+    // Summarized as an outside computation, the product of what it is handed, the correct
+    // variant read TWICE where the factor was folded in, and the buggy one missed its NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.picked_output.PickedOutputMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.picked_output.SwappedPickedOutputMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("TWICE".into(), 2, "config.fold_scaling_into_weights".into()),
+            ("NEVER".into(), 0, "not config.fold_scaling_into_weights".into())
+        ]
+    );
 }
