@@ -18,6 +18,8 @@ pub enum TargetError {
     NotFound { spec: String, suggestions: Vec<String> },
     #[error("`{spec}` is ambiguous; give one of these dotted paths:\n{}", list(.candidates))]
     Ambiguous { spec: String, candidates: Vec<String> },
+    #[error("no class named `{spec}` in the tree")]
+    NoClass { spec: String },
     #[error("`{spec}` is {what}, not {wanted}")]
     WrongKind { spec: String, what: String, wanted: &'static str },
 }
@@ -97,6 +99,33 @@ pub fn find(resolver: &Resolver, spec: &str) -> Result<Target, TargetError> {
 }
 
 pub fn find_class(resolver: &Resolver, spec: &str) -> Result<ClassId, TargetError> {
+    // A bare name asked for as a class is a class: functions of that name (`Kernel.triton`
+    // beside a class `Triton`, or none) do not make it ambiguous.
+    if !spec.contains('.') {
+        let index = resolver.index;
+        let suffix = format!(".{spec}");
+        let mut classes: Vec<ClassId> = index
+            .all_classes()
+            .filter(|c| index.class(*c).qualname == spec || index.class_path(*c).ends_with(&suffix))
+            .collect();
+        classes.sort_by_key(|c| index.class_path(*c));
+        match classes.len() {
+            0 if index.module(spec).is_none() => {
+                return match find(resolver, spec) {
+                    Err(not_found @ TargetError::NotFound { .. }) => Err(not_found),
+                    _ => Err(TargetError::NoClass { spec: spec.into() }),
+                };
+            }
+            0 => {}
+            1 => return Ok(classes[0]),
+            _ => {
+                return Err(TargetError::Ambiguous {
+                    spec: spec.into(),
+                    candidates: classes.iter().map(|c| index.class_path(*c)).collect(),
+                });
+            }
+        }
+    }
     match find(resolver, spec)? {
         Target::Class(c) => Ok(c),
         Target::Function(_) => {

@@ -75,9 +75,13 @@ fn refs_resolve_instead_of_matching_text() {
 
 #[test]
 fn ambiguous_and_unknown_names_exit_2_with_candidates() {
-    let ambiguous = resolution(&["hierarchy", "__init__"]);
+    let ambiguous = resolution(&["returns", "__init__"]);
     assert_eq!(ambiguous.code, 2);
     assert!(ambiguous.stderr.contains("is ambiguous"), "{}", ambiguous.stderr);
+    // Asked for a class, a name only functions have is no class, not a choice among them.
+    let no_class = resolution(&["hierarchy", "__init__"]);
+    assert_eq!(no_class.code, 2);
+    assert!(no_class.stderr.contains("no class named `__init__`"), "{}", no_class.stderr);
     let unknown = resolution(&["instances", "Routr"]);
     assert_eq!(unknown.code, 2);
     insta::assert_snapshot!(unknown.snapshot());

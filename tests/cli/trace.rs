@@ -990,6 +990,13 @@ fn an_assumed_class_name_that_is_not_unique_is_a_usage_error() {
         &["trace", "routed_scaling_factor", "--entry", "gate.paths.PathsMoE", "--assume", "config.runner=\"Runner\""],
     );
     assert_ne!(out.code, 2, "{}", out.stderr);
+    // Functions of that name do not make a value ambiguous, since a value is no function
+    // (`get_moe_runner_backend()=triton` beside several kernels' `.triton` methods).
+    let out = run(
+        &fixture("trace/router"),
+        &["trace", "routed_scaling_factor", "--entry", "gate.paths.PathsMoE", "--assume", "config.runner=forward_cuda"],
+    );
+    assert_ne!(out.code, 2, "{}", out.stderr);
 }
 
 #[test]
