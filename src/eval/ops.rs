@@ -788,8 +788,12 @@ impl Interp<'_, '_> {
     }
 
     /// The shape a tensor factory is given: one tuple or list (`torch.empty((n, k, d))`), or
-    /// the sizes one by one (`torch.empty(n, k, d)`).
+    /// the sizes one by one (`torch.empty(n, k, d)`). One unknown argument may be a whole shape
+    /// (`torch.empty(x.shape)`), and `*sizes` of unknown length leaves the count open: no shape.
     fn shape_given(&mut self, args: &Args) -> Option<u32> {
+        if args.unknown_star {
+            return None;
+        }
         let sizes: Vec<G> = match args.positional.as_slice() {
             [] => return None,
             [one] => match one.value.single() {
@@ -798,7 +802,8 @@ impl Interp<'_, '_> {
                     ObjKind::List(items) => items.clone(),
                     _ => return None,
                 },
-                _ => vec![one.value.clone()],
+                Some(Value::Const(Constant::Int(_))) => vec![one.value.clone()],
+                _ => return None,
             },
             many => many.iter().map(|a| a.value.clone()).collect(),
         };

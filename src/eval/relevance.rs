@@ -117,7 +117,7 @@ impl Interp<'_, '_> {
         // Handed tensors of different scales, a helper that returns one of them as it is
         // (`if flag: out = scaled` ... `return out`, or a result written into `out=`) picks
         // between them: the outside-computation summary, a product of all, would not.
-        if self.differently_scaled_data_in(args) && self.returns_parameter(func) {
+        if self.returns_parameter(func) && self.differently_scaled_data_in(args) {
             return true;
         }
         // A helper that reorders or fills a list or dict built here (`_move_to_back(backends,

@@ -295,21 +295,21 @@ impl G {
             return;
         }
         for (c, v) in self.0.iter_mut() {
-            if v.same(&value) {
-                *c = c.or(&cond);
-                return;
-            }
             // Tensors of one scale made with different shapes are one alternative, of a shape
             // not known: keeping them apart multiplies alternatives for a correlation rarely
             // needed.
-            if let (Value::Num(a), Value::Num(b)) = (&*v, &value)
-                && a.tensor == b.tensor
-                && a.parts == b.parts
-            {
-                *c = c.or(&cond);
-                if a.shape.is_some() {
-                    *v = Value::Num(Rc::new(Num { shape: None, ..(**a).clone() }));
+            if let (Value::Num(a), Value::Num(b)) = (&*v, &value) {
+                if Rc::ptr_eq(a, b) || (a.tensor == b.tensor && a.parts == b.parts) {
+                    *c = c.or(&cond);
+                    if a.shape != b.shape && a.shape.is_some() {
+                        *v = Value::Num(Rc::new(Num { shape: None, ..(**a).clone() }));
+                    }
+                    return;
                 }
+                continue;
+            }
+            if v.same(&value) {
+                *c = c.or(&cond);
                 return;
             }
         }
