@@ -640,11 +640,13 @@ impl Interp<'_, '_> {
         // one symbol for "what this call returned" keeps conditions small (at the price of
         // forgetting how the result relates to the atoms inside the call).
         // A classifier's keys stay: they are what makes a platform key agree with the platform
-        // flags it tests (see `relevance.rs`); so does a predicate's answer, for the same reason.
+        // flags it tests (see `relevance.rs`); so does a predicate's answer, for the same reason,
+        // and what a getter reads (the backend a runner holds, which its predicates test).
         if result.0.len() > COLLAPSE_RESULTS
             && !result.iter().any(|(_, v)| self.structural(v))
             && !self.is_classifier(func)
             && !self.is_predicate(func)
+            && !self.is_getter_method(func)
         {
             let text = self.text(loc);
             let name = self.index.function(func).qualname.clone();

@@ -65,13 +65,21 @@ impl Interp<'_, '_> {
                 _ => None,
             })
             .collect();
-        if !operators.iter().any(|path| self.custom_op(path).is_some()) {
+        let called_by_name = callee.iter().any(|(_, v)| matches!(v, Value::Func(f) if self.looks_up_its_module(*f)));
+        if !called_by_name && !operators.iter().any(|path| self.custom_op(path).is_some()) {
             return None;
         }
         match frame.locals.get("self")?.single()? {
             caller @ Value::Obj(_) => Some(caller.clone()),
             _ => None,
         }
+    }
+
+    /// Whether `func` is an operator the tree registers (`@register_custom_op(...)`) whose body
+    /// runs a module it looks up by key: called by name from a module's method, it runs that
+    /// module (SGLang's piecewise-CUDA-graph MoE operator, handed `self.layer_id`).
+    pub fn looks_up_its_module(&self, func: FuncId) -> bool {
+        self.index.function(func).decorators.iter().any(names_custom_op) && self.runs_looked_up_object(func)
     }
 
     /// Whether `func`'s body calls a method of something it looked up by key

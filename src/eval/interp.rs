@@ -26,7 +26,7 @@ pub const MAX_CALL_DEPTH: usize = 48;
 /// Expressions one trace may evaluate.
 pub const MAX_STEPS: usize = 4_000_000;
 /// Decision-diagram nodes one trace may create (about 40 bytes each with their tables).
-pub const MAX_NODES: usize = 10_000_000;
+pub const MAX_NODES: usize = 12_000_000;
 /// Methods Python's strings and numbers have: never an enum member's own method.
 const STR_AND_NUMBER_METHODS: &[&str] = &[
     "lower",
@@ -1231,6 +1231,47 @@ impl<'r, 'a> Interp<'r, 'a> {
         self.agreed_enum_method(name, |members| members.contains(value))
     }
 
+    /// The function `name` that `class` defines or inherits.
+    fn method_through_mro(&mut self, class: ClassId, name: &str) -> Option<FuncId> {
+        let mro = self.resolver.mro(class);
+        mro.classes.iter().find_map(|c| {
+            self.index.class(*c).body.iter().find_map(|b| match b.kind {
+                BindingKind::Function(f) if b.name.as_str() == name => Some(f),
+                _ => None,
+            })
+        })
+    }
+
+    /// What the predicate `name` says of the enum member whose value is `value`, when the enums
+    /// of the tree with such a member define it differently but every definition is a one-line
+    /// member test giving the same answer (`"triton".is_triton()`: SGLang's MoE, FP8 GEMM and
+    /// linear-attention backends each have a `triton` member and their own `is_triton`).
+    /// Members are held as their values, so which enum it is cannot be told; here it need not.
+    pub fn agreed_member_predicate(&mut self, value: &Constant, name: &str) -> Option<bool> {
+        if STR_AND_NUMBER_METHODS.contains(&name) || name.starts_with("__") {
+            return None;
+        }
+        if self.enum_members.is_none() {
+            self.enum_members = Some(Rc::new(self.collect_enum_members()));
+        }
+        let enums = self.enum_members.clone().expect("collected");
+        let mut answer: Option<bool> = None;
+        for (class, members) in enums.iter() {
+            if !members.contains(value) {
+                continue;
+            }
+            let method = self.method_through_mro(*class, name);
+            let Some(f) = method else { continue };
+            let says = self.predicate_members(f)?.contains(value);
+            match answer {
+                None => answer = Some(says),
+                Some(known) if known == says => {}
+                Some(_) => return None,
+            }
+        }
+        answer
+    }
+
     /// The predicate `name` when exactly one function of the enums of the tree has that name
     /// and it is a one-line predicate (`def is_deep_gemm(self): return self == DEEP_GEMM`):
     /// called on an unknown value (a backend kept in an untyped field), it is that enum's
@@ -1262,13 +1303,7 @@ impl<'r, 'a> Interp<'r, 'a> {
         let enums = self.enum_members.clone().expect("collected");
         let mut functions: Vec<FuncId> = Vec::new();
         for (class, _) in enums.iter() {
-            let mro = self.resolver.mro(*class);
-            let method = mro.classes.iter().find_map(|c| {
-                self.index.class(*c).body.iter().find_map(|b| match b.kind {
-                    BindingKind::Function(f) if b.name.as_str() == name => Some(f),
-                    _ => None,
-                })
-            });
+            let method = self.method_through_mro(*class, name);
             if let Some(f) = method {
                 if !functions.contains(&f) {
                     functions.push(f);
@@ -1315,7 +1350,12 @@ impl<'r, 'a> Interp<'r, 'a> {
             return None;
         }
         let ctx = crate::resolve::Ctx::function(func);
+        // `self.value == "a"` tests the value itself (`self == "a"` would be false for a plain enum).
+        let of_value = matches!(&*cmp.left, Expr::Attribute(_));
         let mut member = |e: &Expr| -> Option<Constant> {
+            if of_value && e.is_literal_expr() {
+                return crate::syntax::constant(e);
+            }
             let e = match e {
                 Expr::Attribute(a) if a.attr.as_str() == "value" => &*a.value,
                 other => other,
@@ -1364,13 +1404,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             if !which(members) {
                 continue;
             }
-            let mro = self.resolver.mro(*class);
-            let method = mro.classes.iter().find_map(|c| {
-                self.index.class(*c).body.iter().find_map(|b| match b.kind {
-                    BindingKind::Function(f) if b.name.as_str() == name => Some(f),
-                    _ => None,
-                })
-            });
+            let method = self.method_through_mro(*class, name);
             match (found, method) {
                 (_, None) => {}
                 (None, Some(f)) => found = Some(f),

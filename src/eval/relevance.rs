@@ -22,13 +22,18 @@
 //!   atom unrelated to the predicates it tests; evaluated, it is those predicates (`is_cuda()`,
 //!   which `--assume _is_cuda=true` fixes everywhere), so a platform key and the platform flags
 //!   agree;
-//! - it changes a list or dict the evaluation built (`_move_to_back(backends, b)`).
+//! - it changes a list or dict the evaluation built (`_move_to_back(backends, b)`);
+//! - it is a getter method called on an object the evaluation built (`return runner.backend if
+//!   runner is not None else None`): what it returns is what the object holds, which the
+//!   object's own tests also read.
 //!
 //! Any other call is an outside computation on the data it receives: scales pass through, no
 //! application happens in it, and a condition on its result is an atom named by the call. Not
 //! so for a function the tree registers as an operator (`@register_custom_op(...)`): it takes
 //! only tensors and numbers, so it runs a module it looks up at run time, and what it gives
-//! back is data of unknown scale (`Interp::skipped_call`).
+//! back is data of unknown scale (`Interp::skipped_call`). Called from a module's method, it is
+//! evaluated as that module's code (`custom_ops.rs`); a helper handed data that calls one is
+//! evaluated too, so the operator's data never just passes through.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -55,9 +60,13 @@ pub struct Relevance {
     param_returners: FxHashMap<FuncId, bool>,
     classifiers: FxHashMap<FuncId, bool>,
     accessors: FxHashMap<FuncId, bool>,
+    getters: FxHashMap<FuncId, bool>,
     handovers: FxHashMap<ClassId, Vec<ruff_python_ast::name::Name>>,
     writes: FxHashMap<FuncId, FxHashMap<String, bool>>,
     writes_in_progress: FxHashSet<FuncId>,
+    /// Functions that call, as far as resolution can tell, an operator that runs a module it
+    /// looks up (see `calls_module_operator`).
+    operator_users: FxHashMap<FuncId, bool>,
 }
 
 impl Interp<'_, '_> {
@@ -71,6 +80,30 @@ impl Interp<'_, '_> {
         if self.loading > 0
             && (receiver.is_some_and(|r| self.is_instance(r))
                 || args.all_values().any(|g| g.iter().any(|(_, v)| self.is_instance(v))))
+        {
+            return true;
+        }
+        // An operator that runs the module calling it (see `custom_ops.rs`) is that module's
+        // code: evaluated where the module's own methods would be.
+        if let Some((depth, caller)) = self.operator_callers.last().cloned() {
+            if depth == self.stack.len() + 1 && self.looks_up_its_module(func) {
+                let mentions = match caller {
+                    Value::Obj(id) => match self.heap[id as usize].kind {
+                        ObjKind::Instance(class) => self.class_mentions(class),
+                        _ => false,
+                    },
+                    _ => false,
+                };
+                if mentions || self.carries(&caller) {
+                    return true;
+                }
+            }
+        }
+        // A module function handed data that calls such an operator has no module at hand for
+        // it: skipped, the operator's data would pass through unchanged.
+        if receiver.is_none()
+            && args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))))
+            && self.calls_module_operator(func, 0)
         {
             return true;
         }
@@ -156,6 +189,7 @@ impl Interp<'_, '_> {
             || self.is_predicate(func)
             || self.is_classifier(func)
             || self.is_accessor(func)
+            || (receiver.is_some_and(|r| matches!(r, Value::Obj(_))) && self.is_getter_method(func))
     }
 
     /// Whether a method of an object of the tree passes scaled data from one call to a later
@@ -315,6 +349,29 @@ impl Interp<'_, '_> {
             )
         };
         self.relevance.accessors.insert(func, found);
+        found
+    }
+
+    /// Whether `func` is a method that only reads its object's attributes: a few statements
+    /// binding names to, or returning, attribute paths of its parameters, literals, and
+    /// choices between them (`runner = self._aiter if self._aiter is not None else
+    /// self.runner`; `return runner.runner_backend if runner is not None else None`), with no
+    /// call. Called on an object the evaluation built, it is cheaper evaluated than named, and
+    /// exact: named, `q.get_moe_runner_backend(layer)` was an atom beside the backend the
+    /// object holds, so its predicates decided nothing.
+    pub(super) fn is_getter_method(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.getters.get(&func) {
+            return known;
+        }
+        let facts = self.index.function(func);
+        let found = facts.class().is_some() && {
+            let module = self.index.file(func.file).ast();
+            matches!(
+                crate::syntax::stmt_with_range(&module.body, facts.range),
+                Some(Stmt::FunctionDef(def)) if def.decorator_list.is_empty() && is_getter_body(&def.body)
+            )
+        };
+        self.relevance.getters.insert(func, found);
         found
     }
 
@@ -591,6 +648,32 @@ impl Interp<'_, '_> {
         found
     }
 
+    /// Whether `func` calls, directly or through code it calls (as far as resolution can
+    /// tell), an operator that runs a module it looks up (`custom_ops::looks_up_its_module`).
+    fn calls_module_operator(&mut self, func: FuncId, depth: usize) -> bool {
+        if let Some(&known) = self.relevance.operator_users.get(&func) {
+            return known;
+        }
+        if depth >= MAX_STATIC_DEPTH {
+            return false;
+        }
+        // Marked first: a cycle of calls ends here.
+        self.relevance.operator_users.insert(func, false);
+        let mut found = false;
+        for callee in self.static_callees(func) {
+            if self.looks_up_its_module(callee) || self.calls_module_operator(callee, depth + 1) {
+                found = true;
+                break;
+            }
+        }
+        if found || depth == 0 {
+            self.relevance.operator_users.insert(func, found);
+        } else {
+            self.relevance.operator_users.remove(&func);
+        }
+        found
+    }
+
     /// Whether `func`, or code it calls (as far as resolution can tell), may assign an
     /// attribute named `attr` (`x.attr = ...`, also inside a tuple target).
     pub fn writes_attribute(&mut self, func: FuncId, attr: &str, depth: usize) -> bool {
@@ -815,6 +898,38 @@ fn assigns_attribute(body: &[Stmt], attr: &str, depth: usize) -> bool {
         Stmt::FunctionDef(_) | Stmt::ClassDef(_) => false,
         _ => crate::syntax::child_suites(stmt).into_iter().any(|suite| assigns_attribute(suite.body, attr, depth + 1)),
     })
+}
+
+/// The statements of a getter method (see `Interp::is_getter_method`): at most four, each
+/// binding a name to a read or returning one, ending in a `return`.
+fn is_getter_body(body: &[Stmt]) -> bool {
+    /// `a`, `a.b`, a literal, or `x if test else y` of such.
+    fn read(expr: &Expr) -> bool {
+        match expr {
+            Expr::Name(_) => true,
+            Expr::Attribute(a) => read(&a.value),
+            Expr::If(e) => test(&e.test) && read(&e.body) && read(&e.orelse),
+            e => e.is_literal_expr(),
+        }
+    }
+    fn test(expr: &Expr) -> bool {
+        match expr {
+            Expr::Compare(c) => read(&c.left) && c.comparators.iter().all(read),
+            Expr::UnaryOp(u) => test(&u.operand),
+            e => read(e),
+        }
+    }
+    let body = match body {
+        [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
+        _ => body,
+    };
+    let Some((Stmt::Return(last), before)) = body.split_last() else { return false };
+    body.len() <= 4
+        && last.value.as_deref().is_some_and(read)
+        && before.iter().all(|stmt| match stmt {
+            Stmt::Assign(a) => a.targets.iter().all(|t| matches!(t, Expr::Name(_))) && read(&a.value),
+            _ => false,
+        })
 }
 
 /// The statements of an accessor (see `Interp::is_accessor`): at most six, each binding a name

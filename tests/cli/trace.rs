@@ -789,10 +789,18 @@ fn an_operator_the_tree_registers_runs_its_code_for_the_layer_that_called_it() {
     // Taking the looked-up layer to be the caller is an assumption, and said so.
     let unresolved = out.json()["unresolved"].to_string();
     assert!(unresolved.contains("is the CustomOpMoE that called the operator"), "{unresolved}");
-    // An operator registered by a decorator and called by its name, never seeing the factor
-    // (SGLang's piecewise-graph MoE), is not followed; its data does not just pass through
-    // (that read NEVER): the row is UNKNOWN and names it.
+    // An operator registered by a decorator and called by its name from a layer's method,
+    // never seeing the factor and looking its layer up by index (SGLang's piecewise-graph
+    // MoE), runs that layer's code: skipped, its data passed through and read NEVER.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.custom_op.DecoratedOpMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let unresolved = out.json()["unresolved"].to_string();
+    assert!(unresolved.contains("is the DecoratedOpMoE that called the operator"), "{unresolved}");
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.custom_op.DoubleDecoratedOpMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    // Called from a module function, no layer is at hand: not followed, and its data does not
+    // just pass through (that read NEVER): the row is UNKNOWN and names it.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.custom_op.HelperOpMoE"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     let blocked = out.json()["rows"][0]["blocked_by"].to_string();
     assert!(blocked.contains("the operator `gate.custom_op.indexed_moe_forward`"), "{blocked}");
@@ -1166,6 +1174,27 @@ fn a_getter_declared_as_a_union_alias_runs_the_predicates_of_its_classes() {
     let table = rows(&out);
     assert!(!table.iter().any(|r| r.0 == "TWICE"), "{}", out.stdout);
     assert!(table.contains(&("ONCE".into(), 1, "get_kind() == \"plain\"".into())), "{table:?}");
+}
+
+#[test]
+fn a_predicate_every_enum_with_the_member_answers_alike_is_that_answer() {
+    // Two enums have a `"fast"` member and define `is_fast` each its own way; a member is held
+    // as its value, so which enum's method runs is not known, but both say true. As an atom of
+    // its own, the fast runner also took the slow path: a TWICE no configuration reaches.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.shared_member.SharedMemberMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.shared_member.AlwaysFoldingSharedMemberMoE"]);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "config.fast".into()), ("TWICE".into(), 2, "not config.fast".into())]);
+}
+
+#[test]
+fn a_getter_method_gives_what_its_object_holds() {
+    // `method.get_backend(layer)` returns the runner's backend, one of four: named by the call,
+    // its test was an atom beside the runner's own (TWICE and NEVER rows no backend reaches).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.getter.GetterMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.getter.NeverFoldingGetterMoE"]);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "not config.a".into()), ("NEVER".into(), 0, "config.a".into())]);
 }
 
 #[test]
