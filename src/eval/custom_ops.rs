@@ -16,6 +16,11 @@
 //! to be that holder, for every later use of it (`layer.routed_scaling_factor` in a method the
 //! operator hands `layer` to), and the trace says so too.
 //!
+//! SGLang's piecewise-CUDA-graph MoE operator is decorated (`@register_custom_op(...)`), called
+//! by name with the layer's index, and looks the layer up by it
+//! (`get_tc_piecewise_forward_context().moe_layers[layer_id]`): called from a module's method,
+//! it runs the same way, with that module as the caller (`looks_up_its_module`).
+//!
 //! Registrations are found by text (a string literal naming the operator), then by syntax: a
 //! call with that literal and a function of the tree (`op_func=`, `func=`, or the first function
 //! among the positional arguments), or a decorator call with that literal above a `def`. Fake
