@@ -320,10 +320,8 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
     // wrapper, which FusedMoE installs exactly when `create_kt_config_from_server_args(...)`
     // gives a config (fused_moe_triton/layer.py:489-497): every row with that site has one.
     let kt = "create_kt_config_from_server_args(server_args, layer_id) == None";
-    let mut with_multiply = 0;
     for row in rows {
         if row_sites(row).iter().any(|(path, line, _)| path == "sglang/srt/models/deepseek_v2.py" && *line == 1239) {
-            with_multiply += 1;
             // Every configuration of the row has one (printed as products, or, when they are
             // too many, as an example).
             let has_kt = |lits: &Value| lits.as_array().unwrap().iter().any(|l| l["atom"] == kt && l["value"] == false);
@@ -345,7 +343,6 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
         let multiplies = row_sites(row).iter().any(|(path, line, _)| path.ends_with("deepseek_v2.py") && *line == 1239);
         assert!(multiplies || row["cut_at_bound"] == true, "{row:#}");
     }
-    let _ = with_multiply;
     // The Triton runner's own application (moe_combine_topk: the `moe_sum_reduce` kernels, the
     // torch.compile variant) reaches the output: its result travels back in place and inside
     // the combine record.

@@ -782,10 +782,7 @@ impl Interp<'_, '_> {
         // only, so a module it runs is looked up at run time (`moe_layers[layer_id]`): it may
         // apply anything, and its data does not just pass through. Said so, rather than counted.
         // (An operator that only wraps a kernel is an outside computation like any other.)
-        if has_data
-            && self.index.function(func).decorators.iter().any(super::custom_ops::names_custom_op)
-            && self.runs_looked_up_object(func)
-        {
+        if has_data && self.looks_up_its_module(func) {
             let path = self.index.function_path(func);
             let what = format!(
                 "data passes through the operator `{path}`, not evaluated: the module it runs is looked up at run time"

@@ -83,8 +83,14 @@ impl Interp<'_, '_> {
     /// Whether `func` is an operator the tree registers (`@register_custom_op(...)`) whose body
     /// runs a module it looks up by key: called by name from a module's method, it runs that
     /// module (SGLang's piecewise-CUDA-graph MoE operator, handed `self.layer_id`).
-    pub fn looks_up_its_module(&self, func: FuncId) -> bool {
-        self.index.function(func).decorators.iter().any(names_custom_op) && self.runs_looked_up_object(func)
+    pub fn looks_up_its_module(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.module_operators.get(&func) {
+            return known;
+        }
+        let found =
+            self.index.function(func).decorators.iter().any(names_custom_op) && self.runs_looked_up_object(func);
+        self.module_operators.insert(func, found);
+        found
     }
 
     /// Whether `func`'s body calls a method of something it looked up by key

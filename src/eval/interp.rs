@@ -244,6 +244,9 @@ pub struct Interp<'r, 'a> {
     pub registries_filled: rustc_hash::FxHashSet<String>,
     /// Operators registered with PyTorch by the tree, by `NS.NAME` (see `custom_ops.rs`).
     pub custom_ops: FxHashMap<String, Option<FuncId>>,
+    /// Functions known to be (or not be) operators that run a module they look up
+    /// (`custom_ops::looks_up_its_module`): asked of every function called.
+    pub module_operators: FxHashMap<FuncId, bool>,
     /// Objects that called an operator of the tree, with the call depth of the operator's body.
     pub operator_callers: Vec<(usize, Value)>,
     /// Unknown objects an operator looked up by name, with the object that called the operator,
@@ -382,6 +385,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             sharing: 0,
             registries_filled: Default::default(),
             custom_ops: Default::default(),
+            module_operators: Default::default(),
             operator_callers: Vec::new(),
             looked_up: FxHashMap::default(),
             scaled_cuts: Cond::FALSE,

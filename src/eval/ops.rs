@@ -383,15 +383,16 @@ impl Interp<'_, '_> {
             Value::Const(c) if !matches!(c, Constant::None) => match self.enum_member_method(c, name) {
                 // An enum member (held as its value) calling a method of its class.
                 Some(func) => self.call_function(func, Some(receiver.clone()), args, pc, loc),
-                None => match self.agreed_member_predicate(c, name) {
-                    Some(answer) if args.positional.is_empty() && args.keywords.is_empty() => {
-                        G::under(pc.clone(), Value::Const(Constant::Bool(answer)))
+                None => {
+                    let no_args = args.positional.is_empty() && args.keywords.is_empty();
+                    match no_args.then(|| self.agreed_member_predicate(c, name)).flatten() {
+                        Some(answer) => G::under(pc.clone(), Value::Const(Constant::Bool(answer))),
+                        None => {
+                            let v = self.anonymous(loc);
+                            G::under(pc.clone(), v)
+                        }
                     }
-                    _ => {
-                        let v = self.anonymous(loc);
-                        G::under(pc.clone(), v)
-                    }
-                },
+                }
             },
             Value::Tuple(_) | Value::Const(_) => {
                 let v = self.anonymous(loc);
