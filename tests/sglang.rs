@@ -343,6 +343,20 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
         let multiplies = row_sites(row).iter().any(|(path, line, _)| path.ends_with("deepseek_v2.py") && *line == 1239);
         assert!(multiplies || row["cut_at_bound"] == true, "{row:#}");
     }
+    // The FlashInfer TRT-LLM runner with precomputed routing (`trtllm_bf16_routed_moe`,
+    // flashinfer_trtllm.py:1760) is handed the factor but does not apply it (its kernel model):
+    // the top-k weights it is given were scaled after routing (topk.py:3112), once.
+    let fold_after_routing = |row: &&Value| {
+        row_sites(row).iter().any(|(path, line, _)| path == "sglang/srt/layers/moe/topk.py" && *line == 3112)
+    };
+    assert!(rows.iter().any(|r| fold_after_routing(&r)), "{rows:#?}");
+    for row in rows.iter().filter(fold_after_routing) {
+        assert_eq!(row["verdict"], "ONCE", "{row:#}");
+    }
+    assert!(
+        !rows.iter().flat_map(row_sites).any(|(path, line, _)| path.ends_with("flashinfer_trtllm.py") && line == 1760),
+        "{rows:#?}"
+    );
     // The Triton runner's own application (moe_combine_topk: the `moe_sum_reduce` kernels, the
     // torch.compile variant) reaches the output: its result travels back in place and inside
     // the combine record.
