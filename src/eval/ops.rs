@@ -89,6 +89,13 @@ impl Interp<'_, '_> {
 
     /// `left op right` for every pair of alternatives.
     pub fn binop(&mut self, left: &G, op: Operator, right: &G, pc: &Cond, loc: Loc, in_place: bool) -> G {
+        // Flags combined with `|` or `&` (`use_routed |= materialized`): true where `or` / `and`
+        // of their truths is. Named by its text instead, the result was an atom of its own.
+        if matches!(op, Operator::BitOr | Operator::BitAnd) && flag_operands(left, right) {
+            let (a, b) = (self.truthy(left, loc), self.truthy(right, loc));
+            let holds = if op == Operator::BitOr { a.or(&b) } else { a.and(&b) };
+            return self.bool_value(&holds, pc);
+        }
         let mut out = G::empty();
         for (lc, lv) in left.0.clone() {
             for (rc, rv) in right.0.clone() {
@@ -1082,6 +1089,14 @@ pub fn union(a: &Num, b: &Num) -> Num {
 }
 
 /// Arithmetic on two constants, when Python would give a constant.
+/// Every alternative a boolean constant or a symbol, and one of them a boolean.
+fn flag_operands(left: &G, right: &G) -> bool {
+    let flag = |v: &Value| matches!(v, Value::Sym(_) | Value::Const(Constant::Bool(_)));
+    let boolean = |v: &Value| matches!(v, Value::Const(Constant::Bool(_)));
+    let alternatives = || left.0.iter().chain(right.0.iter()).map(|(_, v)| v);
+    alternatives().all(flag) && alternatives().any(boolean)
+}
+
 fn fold(a: &Constant, op: Operator, b: &Constant) -> Option<Constant> {
     use Operator::*;
     let num = |c: &Constant| match c {
@@ -1098,8 +1113,20 @@ fn fold(a: &Constant, op: Operator, b: &Constant) -> Option<Constant> {
             FloorDiv if *y != 0 => Some(Constant::Int(x.div_euclid(*y))),
             Mod if *y != 0 => Some(Constant::Int(x.rem_euclid(*y))),
             Div if *y != 0 => Some(Constant::Float(*x as f64 / *y as f64)),
+            BitOr => Some(Constant::Int(x | y)),
+            BitAnd => Some(Constant::Int(x & y)),
+            BitXor => Some(Constant::Int(x ^ y)),
             _ => None,
         };
+    }
+    if let (Constant::Bool(x), Constant::Bool(y)) = (a, b) {
+        // `flag |= other_flag` on booleans is logical; arithmetic on them goes on below.
+        match op {
+            BitOr => return Some(Constant::Bool(x | y)),
+            BitAnd => return Some(Constant::Bool(x & y)),
+            BitXor => return Some(Constant::Bool(x ^ y)),
+            _ => {}
+        }
     }
     if let (Constant::Str(x), Add, Constant::Str(y)) = (a, op, b) {
         return Some(Constant::Str(format!("{x}{y}")));

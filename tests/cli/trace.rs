@@ -1584,3 +1584,16 @@ fn a_helper_returning_one_of_two_differently_scaled_tensors_is_evaluated() {
         ]
     );
 }
+
+#[test]
+fn flags_combined_with_an_in_place_or_are_the_or_of_the_flags() {
+    // `use_routed |= materialized` in the runner, `use_routed or standard` in the layer: the
+    // same configurations. Named by its text, the `|=` was an atom of its own (TWICE and NEVER
+    // rows no configuration reaches).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.bool_or.OrFlagMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.bool_or.ForgetfulOrFlagMoE"]);
+    let table = rows(&out);
+    let never: Vec<_> = table.iter().filter(|(v, _, _)| v != "ONCE").collect();
+    assert_eq!(never, [&("NEVER".into(), 0, "not config.routed_backend and config.standard_format".into())], "{table:?}");
+}
