@@ -1595,5 +1595,9 @@ fn flags_combined_with_an_in_place_or_are_the_or_of_the_flags() {
     let (_, _, out) = trace("trace/router", &["--entry", "gate.bool_or.ForgetfulOrFlagMoE"]);
     let table = rows(&out);
     let never: Vec<_> = table.iter().filter(|(v, _, _)| v != "ONCE").collect();
-    assert_eq!(never, [&("NEVER".into(), 0, "not config.routed_backend and config.standard_format".into())], "{table:?}");
+    assert_eq!(
+        never,
+        [&("NEVER".into(), 0, "not config.routed_backend and config.standard_format".into())],
+        "{table:?}"
+    );
 }
