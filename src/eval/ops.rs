@@ -993,12 +993,16 @@ impl Interp<'_, '_> {
             Applies::When => {
                 let mut cond = self.conds.truth();
                 for test in &model.when {
-                    let value = args
+                    let passed = args
                         .keywords
                         .iter()
                         .find(|(k, _)| k.as_str() == test.arg)
-                        .map(|(_, a)| a.value.clone())
-                        .or_else(|| test.position.and_then(|p| args.positional.get(p)).map(|a| a.value.clone()))
+                        .map(|(_, a)| a)
+                        .or_else(|| test.position.and_then(|p| args.positional.get(p)));
+                    // An unknown argument's test is named by the argument's text, not the call's.
+                    let arg_loc = passed.and_then(|a| a.loc).unwrap_or(loc);
+                    let value = passed
+                        .map(|a| a.value.clone())
                         .or_else(|| {
                             test.default.as_ref().and_then(toml_constant).map(|c| G::under(pc.clone(), Value::Const(c)))
                         })
@@ -1006,9 +1010,9 @@ impl Interp<'_, '_> {
                     let holds = match test.equals.as_ref().and_then(toml_constant) {
                         Some(expected) => {
                             let expected = G::under(pc.clone(), Value::Const(expected));
-                            self.compare(&value, ruff_python_ast::CmpOp::Eq, &expected, &test.arg, "", loc)
+                            self.compare(&value, ruff_python_ast::CmpOp::Eq, &expected, &test.arg, "", arg_loc)
                         }
-                        None => self.truthy(&value, loc),
+                        None => self.truthy(&value, arg_loc),
                     };
                     cond = cond.and(&if test.negate { holds.not() } else { holds });
                 }

@@ -108,6 +108,13 @@ fn a_kernel_model_decides_whether_passing_the_factor_applies_it() {
     let (code, verdict, out) =
         trace("trace/shapes", &["--entry", "GateKernelMoE", "--kernels", kernels.to_str().unwrap()]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    // The test on an argument nothing resolves is an atom named by that argument (it was
+    // named by the whole call, which reads as if the kernel's result were the flag).
+    let (_, _, out) =
+        trace("trace/shapes", &["--entry", "UnsetFlagGateKernelMoE", "--kernels", kernels.to_str().unwrap()]);
+    let atoms: Vec<String> =
+        out.json()["atoms"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap().to_string()).collect();
+    assert_eq!(atoms, ["config.fold_in_gate", "self.settings.fold"]);
 }
 
 #[test]
