@@ -1139,12 +1139,13 @@ fn mentions_any(expr: &Expr, names: &[&str]) -> bool {
     finder.found
 }
 
-/// A small function declared `-> bool` made only of `if`s and `return`s of facts: literals,
-/// comparisons, attributes, and calls without arguments (`if self.kernel is None: return
-/// self.experts_cls.is_monolithic()`; `return False`). Such a flag decides which path runs
-/// later: named by the call, it would be unrelated to the facts it tests.
+/// A small function declared `-> bool` made only of `if`s, `return`s and local names for
+/// facts: literals, comparisons, attributes, and calls without arguments (`if self.kernel is
+/// None: return self.experts_cls.is_monolithic()`; `method = config.routing_method_type`;
+/// `return False`). Such a flag decides which path runs later: named by the call, it would be
+/// unrelated to the facts it tests.
 fn is_boolean_decision(def: &ast::StmtFunctionDef) -> bool {
-    const MAX_STATEMENTS: usize = 8;
+    const MAX_STATEMENTS: usize = 24;
     if !declares_bool(def) {
         return false;
     }
@@ -1168,6 +1169,7 @@ fn is_boolean_decision(def: &ast::StmtFunctionDef) -> bool {
                                 .all(|clause| clause.test.as_ref().is_none_or(fact) && suite(&clause.body, count, fact))
                     }
                     Stmt::Expr(doc) => doc.value.is_string_literal_expr(),
+                    Stmt::Assign(assign) => matches!(assign.targets.as_slice(), [Expr::Name(_)]) && fact(&assign.value),
                     _ => false,
                 }
         })

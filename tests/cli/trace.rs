@@ -1608,3 +1608,17 @@ fn flags_combined_with_an_in_place_or_are_the_or_of_the_flags() {
         "{table:?}"
     );
 }
+
+#[test]
+fn a_long_boolean_decision_over_facts_is_evaluated() {
+    // `can_bypass(config) -> bool`: a dozen `if`s with local names for facts. Named by the call,
+    // it was a free atom (a NEVER row no configuration reaches); evaluated, no method bound
+    // means never bypassed, and the renormalizing method means bypassed exactly on renorm.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.long_decision.DecidedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.long_decision.RenormBypassMoE"]);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.renorm".into()), ("NEVER".into(), 0, "config.renorm".into())]
+    );
+}
