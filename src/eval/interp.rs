@@ -1235,6 +1235,32 @@ impl<'r, 'a> Interp<'r, 'a> {
         self.agreed_enum_method(name, |members| members.contains(value))
     }
 
+    /// What `with context as name` binds: `context.__enter__()` for an object of the tree whose
+    /// class defines it (run for what it sets, too: a scope it opens holds in the body), the
+    /// context itself otherwise (an outside context manager, `torch.no_grad()`).
+    pub fn entered(&mut self, context: G, pc: &Cond, loc: Loc) -> G {
+        let mut out = G::empty();
+        for (c, v) in context.0 {
+            let enter = match &v {
+                Value::Obj(id) => match self.heap[*id as usize].kind {
+                    ObjKind::Instance(class) => self.method_through_mro(class, "__enter__"),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match enter {
+                Some(func) => {
+                    self.force = Some(func);
+                    let result = self.call_function(func, Some(v), super::calls::Args::default(), &c.and(pc), loc);
+                    self.force = None;
+                    out.extend(&self.conds, result);
+                }
+                None => out.push(&self.conds, c, v),
+            }
+        }
+        out
+    }
+
     /// The function `name` that `class` defines or inherits.
     fn method_through_mro(&mut self, class: ClassId, name: &str) -> Option<FuncId> {
         let mro = self.resolver.mro(class);

@@ -155,6 +155,7 @@ impl Interp<'_, '_> {
             Stmt::With(node) => {
                 for item in &node.items {
                     let value = self.eval(frame, &item.context_expr, pc);
+                    let value = self.entered(value, pc, loc);
                     if let Some(vars) = &item.optional_vars {
                         self.assign_target(frame, vars, value, pc);
                     }

@@ -1622,3 +1622,13 @@ fn a_long_boolean_decision_over_facts_is_evaluated() {
         [("ONCE".into(), 1, "not config.renorm".into()), ("NEVER".into(), 0, "config.renorm".into())]
     );
 }
+
+#[test]
+fn with_binds_what_enter_returns() {
+    // `with self.exit() as scale`: `__enter__` returns the scale. Bound to the context object,
+    // the exit's multiply was lost: NEVER, and the buggy variant read ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.entered.EnteredMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (_, verdict, _) = trace("trace/router", &["--entry", "gate.entered.TwiceEnteredMoE"]);
+    assert_eq!(verdict, "TWICE");
+}
