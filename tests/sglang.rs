@@ -600,3 +600,32 @@ fn sglang_0_4_9_the_whole_model_is_answered_at_its_moe_blocks() {
         assert!(!holds(&product, "global_server_args_dict[\"enable_deepep_moe\"]", true), "{product}");
     }
 }
+
+/// Hunyuan V3 hands its `router_scaling_factor` to `TopK` only (`apply_routed_scaling_factor_on_
+/// output=True`), never to `FusedMoE`. Read in the code (walkthrough section 10): on the Triton
+/// runner the top-k weights carry it, once; on the Triton-kernels runner the top-k is a plain
+/// softmax `routing(...)` (topk.py:906) that ignores it, and the runner multiplies only by its
+/// own `runner_config.routed_scaling_factor` (triton_kernels.py:201), which is None: NEVER.
+#[test]
+fn sglang_hunyuan_v3_scales_on_triton_and_never_on_triton_kernels() {
+    let Some(tree) = sglang_tree() else { return };
+    let entry = "sglang.srt.models.hunyuan_v3.HYV3MoEFused";
+    let with_backend = |backend: &str| {
+        let mut args: Vec<String> = ASSUMED_CUDA_V2.iter().map(|a| a.to_string()).collect();
+        args[2] = entry.to_string();
+        args.extend(["--assume".to_string(), format!("get_moe_runner_backend()={backend}")]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        trace(&tree, &args)
+    };
+    let triton = with_backend("triton");
+    let kt = "not (create_kt_config_from_server_args(server_args, layer_id) == None)";
+    for row in triton["rows"].as_array().unwrap() {
+        if row["when"] != kt {
+            assert_eq!(row["verdict"], "ONCE", "{row:#}");
+        }
+    }
+    let triton_kernels = with_backend("triton_kernel");
+    let rows = triton_kernels["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!((rows[0]["verdict"].as_str(), rows[0]["when"].as_str()), (Some("NEVER"), Some("always")));
+}
