@@ -58,6 +58,9 @@ pub struct Relevance {
     mutators: FxHashMap<FuncId, bool>,
     /// Functions that return one of their parameters as it is (see `returns_parameter`).
     param_returners: FxHashMap<FuncId, bool>,
+    /// Functions that return `None` on one path and a value on another (see
+    /// `returns_none_or_value`).
+    none_or_value: FxHashMap<FuncId, bool>,
     classifiers: FxHashMap<FuncId, bool>,
     accessors: FxHashMap<FuncId, bool>,
     getters: FxHashMap<FuncId, bool>,
@@ -151,6 +154,15 @@ impl Interp<'_, '_> {
         // (`if flag: out = scaled` ... `return out`, or a result written into `out=`) picks
         // between them: the outside-computation summary, a product of all, would not.
         if self.returns_parameter(func) && self.differently_scaled_data_in(args) {
+            return true;
+        }
+        // Handed data, a function that returns `None` on one path and a value on another
+        // (`maybe_pre_permute(...)`: `None` means "take the shared path") decides between them:
+        // skipped, its result would be data, never `None`, and the caller's `is not None` test
+        // would hold in every configuration.
+        if args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))))
+            && self.returns_none_or_value(func)
+        {
             return true;
         }
         // A helper that reorders or fills a list or dict built here (`_move_to_back(backends,
@@ -568,6 +580,27 @@ impl Interp<'_, '_> {
             _ => false,
         };
         self.relevance.param_returners.insert(func, found);
+        found
+    }
+
+    /// Whether `func` has a `return` of `None` (or a bare one) and a `return` of something else.
+    fn returns_none_or_value(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.none_or_value.get(&func) {
+            return known;
+        }
+        let module = self.index.file(func.file).ast();
+        let range = self.index.function(func).range;
+        let found = match crate::syntax::stmt_with_range(&module.body, range) {
+            Some(Stmt::FunctionDef(def)) => {
+                let mut finder = ReturnKinds::default();
+                for stmt in &def.body {
+                    ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
+                }
+                finder.none && finder.value
+            }
+            _ => false,
+        };
+        self.relevance.none_or_value.insert(func, found);
         found
     }
 
@@ -1006,6 +1039,27 @@ fn is_accessor_body(body: &[Stmt]) -> bool {
             other => simple_assign(other),
         });
     ok && returns_path
+}
+
+/// Whether a function's own `return`s (not those of nested functions) give `None` and
+/// something else.
+#[derive(Default)]
+struct ReturnKinds {
+    none: bool,
+    value: bool,
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for ReturnKinds {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::Return(ret) => match ret.value.as_deref() {
+                None | Some(Expr::NoneLiteral(_)) => self.none = true,
+                Some(_) => self.value = true,
+            },
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+            _ => ruff_python_ast::visitor::walk_stmt(self, stmt),
+        }
+    }
 }
 
 /// Collects the names a function returns and the locals bound to parameters (see

@@ -1632,3 +1632,17 @@ fn with_binds_what_enter_returns() {
     let (_, verdict, _) = trace("trace/router", &["--entry", "gate.entered.TwiceEnteredMoE"]);
     assert_eq!(verdict, "TWICE");
 }
+
+#[test]
+fn a_helper_that_may_return_none_is_evaluated() {
+    // `out = maybe_contiguous(x, weights, flag)`, `if out is not None: return out`. Skipped as
+    // an outside computation the result was never None, so the shared path, which scales a
+    // second time in the buggy variant, never ran: ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.maybe_none.MaybeNoneMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.maybe_none.TwiceOnSharedPathMoE"]);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "config.contiguous".into()), ("TWICE".into(), 2, "not config.contiguous".into())]
+    );
+}
