@@ -606,8 +606,9 @@ fn sglang_0_4_9_the_whole_model_is_answered_at_its_moe_blocks() {
 /// runner the top-k weights carry it, once; on the Triton-kernels runner the top-k is a plain
 /// softmax `routing(...)` (topk.py:906) that ignores it, and the runner multiplies only by its
 /// own `runner_config.routed_scaling_factor` (triton_kernels.py:201), which is None: NEVER.
+/// (The kt wrapper's row, CPU experts beside the GPU's, is not checked.)
 #[test]
-fn sglang_hunyuan_v3_scales_on_triton_and_never_on_triton_kernels() {
+fn sglang_hunyuan_v3_scales_on_triton_and_deep_gemm_and_never_on_triton_kernels() {
     let Some(tree) = sglang_tree() else { return };
     let entry = "sglang.srt.models.hunyuan_v3.HYV3MoEFused";
     let with_backend = |backend: &str| {
@@ -617,11 +618,15 @@ fn sglang_hunyuan_v3_scales_on_triton_and_never_on_triton_kernels() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         trace(&tree, &args)
     };
-    let triton = with_backend("triton");
+    // (The DeepGEMM runner too: its post-permute sums the scaled weights into the output, once.
+    // It read NEVER while `maybe_pre_permute`, which returns None off SM120, was skipped.)
     let kt = "not (create_kt_config_from_server_args(server_args, layer_id) == None)";
-    for row in triton["rows"].as_array().unwrap() {
-        if row["when"] != kt {
-            assert_eq!(row["verdict"], "ONCE", "{row:#}");
+    for backend in ["triton", "deep_gemm"] {
+        let traced = with_backend(backend);
+        for row in traced["rows"].as_array().unwrap() {
+            if row["when"] != kt {
+                assert_eq!(row["verdict"], "ONCE", "{backend}: {row:#}");
+            }
         }
     }
     let triton_kernels = with_backend("triton_kernel");
