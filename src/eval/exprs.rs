@@ -364,13 +364,20 @@ impl Interp<'_, '_> {
         loc: Loc,
     ) -> Cond {
         use CmpOp::*;
-        let negated = matches!(op, NotEq | IsNot | NotIn);
-        let base = match op {
+        let mut negated = matches!(op, NotEq | IsNot | NotIn);
+        let mut base = match op {
             NotEq => Eq,
             IsNot => Is,
             NotIn => In,
             other => other,
         };
+        // A size is never negative: `n > 0` is `not (n == 0)` and `n <= 0` is `n == 0`, the same
+        // atom as the emptiness test (`if hidden_states.shape[0] == 0: return ...` elsewhere).
+        if matches!(base, Gt | LtE) && matches!(right, Value::Const(Constant::Int(0))) && self.is_size(left, left_text)
+        {
+            negated ^= base == Gt;
+            base = Eq;
+        }
         // An object known only as "the unknown value `s`, seen as class C" compares as `s`.
         let as_sym = |this: &Self, v: &Value| match v {
             Value::Obj(id) => match this.heap[*id as usize].kind {
@@ -1713,6 +1720,15 @@ fn vacuous_test(left: &Value, right: &Value, left_text: &str, size_symbol: bool)
 }
 
 impl Interp<'_, '_> {
+    /// Whether `value` (written `text`) is the size of some data: a leading dimension, a name
+    /// that says so, or a `len(...)`.
+    fn is_size(&self, value: &Value, text: &str) -> bool {
+        let text = text.trim();
+        matches!(value, Value::Sym(s) if self.is_leading_size(*s))
+            || names_a_size(text)
+            || (text.starts_with("len(") && text.ends_with(')'))
+    }
+
     /// Whether the symbol `s` is the leading size of some data, however it was named
     /// (`tokens, _ = x.shape`).
     fn is_leading_size(&self, s: SymId) -> bool {

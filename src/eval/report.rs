@@ -850,7 +850,13 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
             .iter()
             .filter(|(atom, _)| vacuous_used.contains(atom))
             .map(|&(atom, why)| VacuousOut { condition: conds.literal(atom, true), why: why.to_string() })
-            .collect(),
+            // (Two atoms may read alike: the same test of two values named alike.)
+            .fold(Vec::new(), |mut kept: Vec<VacuousOut>, v| {
+                if !kept.iter().any(|k| k.condition == v.condition) {
+                    kept.push(v);
+                }
+                kept
+            }),
         unresolved,
         bounds,
         stopped,

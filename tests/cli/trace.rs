@@ -1646,3 +1646,14 @@ fn a_helper_that_may_return_none_is_evaluated() {
         [("ONCE".into(), 1, "config.contiguous".into()), ("TWICE".into(), 2, "not config.contiguous".into())]
     );
 }
+
+#[test]
+fn a_size_tested_greater_than_zero_leaves_the_empty_batch_out() {
+    // `if hidden_states.shape[0] > 0:` is `not (... == 0)`: the empty batch is left out of the
+    // table, as the equality test is, instead of a NEVER row.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.nonempty.NonEmptyMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let vacuous = &out.json()["vacuous"];
+    assert_eq!(vacuous.as_array().unwrap().len(), 1, "{vacuous:#}");
+    assert_eq!(vacuous[0]["condition"], "hidden_states.shape[0] == 0");
+}
