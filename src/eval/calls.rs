@@ -55,6 +55,11 @@ impl Args {
     pub fn all_values(&self) -> impl Iterator<Item = &G> {
         self.positional.iter().map(|a| &a.value).chain(self.keywords.iter().map(|(_, a)| &a.value))
     }
+
+    /// Whether some argument may be data (a number or tensor).
+    pub fn has_data(&self) -> bool {
+        self.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))))
+    }
 }
 
 impl Interp<'_, '_> {
@@ -371,7 +376,7 @@ impl Interp<'_, '_> {
     /// A callee that could not be resolved: data passed to it comes back as data of unknown
     /// scale (reported), anything else as a symbol.
     fn call_unknown(&mut self, label: &str, sym: Option<SymId>, args: Args, pc: &Cond, loc: Loc) -> G {
-        let carries_data = args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))));
+        let carries_data = args.has_data();
         // A wrapper handed one container of objects (`offloader.wrap_modules(layers)`) is
         // assumed to give the same items back; said so, since it is an assumption.
         if !carries_data && args.positional.len() == 1 {
@@ -777,7 +782,7 @@ impl Interp<'_, '_> {
                 self.pending_writers.push((reach, later));
             }
         }
-        let has_data = args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))));
+        let has_data = args.has_data();
         // An operator the tree registers (`@register_custom_op(...)`) takes tensors and numbers
         // only, so a module it runs is looked up at run time (`moe_layers[layer_id]`): it may
         // apply anything, and its data does not just pass through. Said so, rather than counted.

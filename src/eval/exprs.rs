@@ -502,8 +502,8 @@ impl Interp<'_, '_> {
             }
         };
         if base == Eq {
-            let size_symbol = matches!(left, Value::Sym(s) if self.is_leading_size(*s));
-            if let Some(why) = vacuous_test(left, right, left_text, size_symbol) {
+            let size = self.is_size(left, left_text);
+            if let Some(why) = vacuous_test(left, right, size) {
                 if let Some((atom, true)) = self.conds.as_literal(&holds) {
                     // Those configurations are left out of the answer: their branches are
                     // not evaluated either (an empty batch's early return, `if v != 1:`).
@@ -1701,8 +1701,9 @@ fn names_a_size(text: &str) -> bool {
 }
 
 /// Whether `left == right` is a test under which the number of applications cannot matter:
-/// the traced value compared with 1, or data compared with emptiness (`x.shape[0] == 0`).
-fn vacuous_test(left: &Value, right: &Value, left_text: &str, size_symbol: bool) -> Option<&'static str> {
+/// the traced value compared with 1, or data compared with emptiness (`x.shape[0] == 0`;
+/// `size`: whether `left` is the size of some data, `Interp::is_size`).
+fn vacuous_test(left: &Value, right: &Value, size: bool) -> Option<&'static str> {
     let is_one = |v: &Value| {
         matches!(v, Value::Const(Constant::Int(1))) || matches!(v, Value::Const(Constant::Float(f)) if *f == 1.0)
     };
@@ -1710,10 +1711,7 @@ fn vacuous_test(left: &Value, right: &Value, left_text: &str, size_symbol: bool)
     if (is_traced(left) && is_one(right)) || (is_one(left) && is_traced(right)) {
         return Some("the value is 1: applying it any number of times gives the same result");
     }
-    let text = left_text.trim();
-    let sizes = size_symbol || names_a_size(text);
-    let length = text.starts_with("len(") && text.ends_with(')');
-    if (sizes || length) && matches!(right, Value::Const(Constant::Int(0))) {
+    if size && matches!(right, Value::Const(Constant::Int(0))) {
         return Some("the data is empty: there is nothing to scale");
     }
     None

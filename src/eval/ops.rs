@@ -1092,7 +1092,6 @@ pub fn union(a: &Num, b: &Num) -> Num {
     Num { tensor: a.tensor || b.tensor, parts, shape: common_shape(a, b) }.normalize()
 }
 
-/// Arithmetic on two constants, when Python would give a constant.
 /// Every alternative a boolean constant or a symbol, and one of them a boolean.
 fn flag_operands(left: &G, right: &G) -> bool {
     let flag = |v: &Value| matches!(v, Value::Sym(_) | Value::Const(Constant::Bool(_)));
@@ -1101,6 +1100,7 @@ fn flag_operands(left: &G, right: &G) -> bool {
     alternatives().all(flag) && alternatives().any(boolean)
 }
 
+/// Arithmetic on two constants, when Python would give a constant.
 fn fold(a: &Constant, op: Operator, b: &Constant) -> Option<Constant> {
     use Operator::*;
     let num = |c: &Constant| match c {
@@ -1123,14 +1123,9 @@ fn fold(a: &Constant, op: Operator, b: &Constant) -> Option<Constant> {
             _ => None,
         };
     }
-    if let (Constant::Bool(x), Constant::Bool(y)) = (a, b) {
-        // `flag |= other_flag` on booleans is logical; arithmetic on them goes on below.
-        match op {
-            BitOr => return Some(Constant::Bool(x | y)),
-            BitAnd => return Some(Constant::Bool(x & y)),
-            BitXor => return Some(Constant::Bool(x ^ y)),
-            _ => {}
-        }
+    // (`|` and `&` of booleans are decided before, in `binop`, with flags' symbols.)
+    if let (Constant::Bool(x), BitXor, Constant::Bool(y)) = (a, op, b) {
+        return Some(Constant::Bool(x ^ y));
     }
     if let (Constant::Str(x), Add, Constant::Str(y)) = (a, op, b) {
         return Some(Constant::Str(format!("{x}{y}")));

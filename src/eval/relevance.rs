@@ -104,10 +104,7 @@ impl Interp<'_, '_> {
         }
         // A module function handed data that calls such an operator has no module at hand for
         // it: skipped, the operator's data would pass through unchanged.
-        if receiver.is_none()
-            && args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))))
-            && self.calls_module_operator(func, 0)
-        {
+        if receiver.is_none() && args.has_data() && self.calls_module_operator(func, 0) {
             return true;
         }
         // A `__getattr__` says what an attribute is (the wrapped object's method, a flag).
@@ -160,9 +157,7 @@ impl Interp<'_, '_> {
         // (`maybe_pre_permute(...)`: `None` means "take the shared path") decides between them:
         // skipped, its result would be data, never `None`, and the caller's `is not None` test
         // would hold in every configuration.
-        if args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))))
-            && self.returns_none_or_value(func)
-        {
+        if args.has_data() && self.returns_none_or_value(func) {
             return true;
         }
         // A helper that reorders or fills a list or dict built here (`_move_to_back(backends,
