@@ -1546,7 +1546,9 @@ impl<'r, 'a> Interp<'r, 'a> {
     /// Counts one evaluation step; false once the budget is spent.
     pub fn step(&mut self, loc: Loc) -> bool {
         self.steps += 1;
-        if self.steps % 1024 == 0 && super::cond::node_count() > MAX_NODES && self.steps < MAX_STEPS {
+        // Checked at every step (a thread-local read): a few large operations between sparser
+        // checks took a trace millions of nodes past the bound.
+        if self.steps <= MAX_STEPS && super::cond::node_count() > MAX_NODES {
             self.bound(
                 Some(loc),
                 format!("conditions grew past {MAX_NODES} decision-diagram nodes; evaluation stopped here"),

@@ -1,5 +1,5 @@
 //! Conditions over atoms, as reduced ordered binary decision diagrams: canonical (two
-//! conditions are the same function exactly when they are the same node), cheap to test for
+//! conditions are the same function exactly when they are the same edge), cheap to test for
 //! infeasibility, and printable as a small sum of products.
 //!
 //! Glossary:
@@ -15,7 +15,8 @@
 //! cache of operation results (as CUDD and Sylvan have); the crates that build here either
 //! copy every result into a fresh node vector (biodivine-lib-bdd, fast for big single
 //! diagrams, ~50x slower here) or bring a multi-threaded manager whose API does not fit a
-//! single-threaded evaluator. This module is that table and cache, nothing more.
+//! single-threaded evaluator. `table.rs` is that table and cache, nothing more; this module
+//! is what conditions mean to the evaluator (atoms, constraints, printing).
 //!
 //! The table lives in a thread-local: conditions are plain `Copy` ids, combined without
 //! passing a manager around. One trace runs at a time per thread; [`Conds::default`] starts a
@@ -45,478 +46,11 @@ const DECISIVE_MIN_FUEL: usize = 100_000;
 /// Nodes an example configuration's search may visit (see `Table::constrained_cube`).
 const EXAMPLE_SEARCH_NODES: usize = 50_000;
 
-const FALSE: u32 = 0;
-const TRUE_COND: Cond = Cond(1);
-const TRUE: u32 = 1;
-const TERMINAL: u32 = u32::MAX;
+mod table;
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct Node {
-    var: u32,
-    lo: u32,
-    hi: u32,
-}
+use table::{ABANDONED, FALSE, TRUE, Table};
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum Op {
-    And,
-    Or,
-}
-
-/// New nodes one operation may create before it is abandoned for an approximation.
-const OP_FUEL: usize = 200_000;
-/// Nodes the table may hold at most (about 1.5 GB with its caches).
-pub const HARD_MAX_NODES: usize = 16_000_000;
-/// Marks an abandoned operation while it unwinds.
-const ABANDONED: u32 = u32::MAX - 1;
-
-/// The memo of [`Table::apply`]: a fixed array indexed by a hash of the operands, where a new
-/// result overwrites the old one (as CUDD's computed table does). Losing an entry costs a
-/// recomputation that finds its nodes already made; a growing hash map instead spent a fifth
-/// of a large trace inserting, rehashing and allocating.
-#[derive(Default)]
-struct OpCache {
-    /// `(a with the operation in its top bit, b, result)`; `a` is never 0 (FALSE is not cached).
-    entries: Vec<[u32; 3]>,
-}
-
-/// Entries the cache starts with, and at most grows to (about 100 MB).
-const OP_CACHE_MIN: usize = 1 << 12;
-const OP_CACHE_MAX: usize = 1 << 23;
-
-impl OpCache {
-    fn slot(&self, key: u32, b: u32) -> usize {
-        let h = ((key as u64) << 32 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> 32) as usize & (self.entries.len() - 1)
-    }
-
-    fn key(op: Op, a: u32) -> u32 {
-        match op {
-            Op::And => a,
-            Op::Or => a | 1 << 31,
-        }
-    }
-
-    fn get(&self, op: Op, a: u32, b: u32) -> Option<u32> {
-        if self.entries.is_empty() {
-            return None;
-        }
-        let key = Self::key(op, a);
-        let [k, kb, r] = self.entries[self.slot(key, b)];
-        (k == key && kb == b).then_some(r)
-    }
-
-    /// Remembers `op(a, b) = r`; the array grows with the node table (`nodes`), dropping what
-    /// it held.
-    fn insert(&mut self, op: Op, a: u32, b: u32, r: u32, nodes: usize) {
-        if self.entries.len() < OP_CACHE_MAX && self.entries.len() < nodes {
-            let size = nodes.next_power_of_two().clamp(OP_CACHE_MIN, OP_CACHE_MAX);
-            self.entries = vec![[0; 3]; size];
-        }
-        let key = Self::key(op, a);
-        let slot = self.slot(key, b);
-        self.entries[slot] = [key, b, r];
-    }
-}
-
-#[derive(Default)]
-struct Table {
-    nodes: Vec<Node>,
-    unique: FxHashMap<Node, u32>,
-    cache: OpCache,
-    nots: FxHashMap<u32, u32>,
-    /// Memo of [`Table::restrict`].
-    restricts: FxHashMap<(u32, u32), u32>,
-    /// Memo of [`Table::intersects`].
-    meets: FxHashMap<(u32, u32), bool>,
-    /// Memo of [`size`] (nodes never change once made).
-    sizes: FxHashMap<u32, usize>,
-    /// New nodes the current operation may still create.
-    fuel: usize,
-    /// Operations that were too large and were over-approximated.
-    approximated: usize,
-}
-
-impl Table {
-    fn fresh() -> Table {
-        let terminal = Node { var: TERMINAL, lo: 0, hi: 0 };
-        Table { nodes: vec![terminal, terminal], ..Table::default() }
-    }
-
-    fn node(&mut self, var: u32, lo: u32, hi: u32) -> u32 {
-        if lo == hi {
-            return lo;
-        }
-        let node = Node { var, lo, hi };
-        if let Some(&id) = self.unique.get(&node) {
-            return id;
-        }
-        self.fuel = self.fuel.saturating_sub(1);
-        let id = self.nodes.len() as u32;
-        self.nodes.push(node);
-        self.unique.insert(node, id);
-        id
-    }
-
-    /// [`Table::node`] within the current operation's fuel: ABANDONED when the node is new and
-    /// the fuel is spent. Only new nodes count: a result recomputed after the memo lost it
-    /// finds its nodes made, and is not abandoned for it.
-    fn make(&mut self, var: u32, lo: u32, hi: u32) -> u32 {
-        if lo != hi && self.fuel == 0 && !self.unique.contains_key(&Node { var, lo, hi }) {
-            return ABANDONED;
-        }
-        self.node(var, lo, hi)
-    }
-
-    fn var(&self, f: u32) -> u32 {
-        self.nodes[f as usize].var
-    }
-
-    fn cofactors(&self, f: u32, var: u32) -> (u32, u32) {
-        let n = self.nodes[f as usize];
-        if n.var == var { (n.lo, n.hi) } else { (f, f) }
-    }
-
-    fn apply(&mut self, op: Op, a: u32, b: u32) -> u32 {
-        match (op, a, b) {
-            (Op::And, FALSE, _) | (Op::And, _, FALSE) => return FALSE,
-            (Op::And, TRUE, x) | (Op::And, x, TRUE) => return x,
-            (Op::Or, TRUE, _) | (Op::Or, _, TRUE) => return TRUE,
-            (Op::Or, FALSE, x) | (Op::Or, x, FALSE) => return x,
-            _ if a == b => return a,
-            _ => {}
-        }
-        let (a, b) = (a.min(b), a.max(b));
-        if let Some(r) = self.cache.get(op, a, b) {
-            return r;
-        }
-        let var = self.var(a).min(self.var(b));
-        let (a0, a1) = self.cofactors(a, var);
-        let (b0, b1) = self.cofactors(b, var);
-        let lo = self.apply(op, a0, b0);
-        if lo == ABANDONED {
-            return ABANDONED;
-        }
-        let hi = self.apply(op, a1, b1);
-        if hi == ABANDONED {
-            return ABANDONED;
-        }
-        let r = self.make(var, lo, hi);
-        if r != ABANDONED {
-            self.cache.insert(op, a, b, r, self.nodes.len());
-        }
-        r
-    }
-
-    /// Coudert and Madre's `restrict`: a function that agrees with `f` wherever `care` holds,
-    /// usually smaller (it drops the tests `care` already decides).
-    fn restrict(&mut self, f: u32, care: u32) -> u32 {
-        if care == TRUE || care == FALSE || f <= TRUE {
-            return f;
-        }
-        if f == care {
-            return TRUE;
-        }
-        if let Some(&r) = self.restricts.get(&(f, care)) {
-            return r;
-        }
-        if self.fuel == 0 {
-            return ABANDONED;
-        }
-        let (fv, cv) = (self.var(f), self.var(care));
-        let r = if cv < fv {
-            // `care` tests a variable `f` does not: any of its cofactors may hold.
-            let (c0, c1) = self.cofactors(care, cv);
-            let either = self.apply(Op::Or, c0, c1);
-            if either == ABANDONED {
-                return ABANDONED;
-            }
-            self.restrict(f, either)
-        } else {
-            let (f0, f1) = self.cofactors(f, fv);
-            let (c0, c1) = self.cofactors(care, fv);
-            if c0 == FALSE {
-                self.restrict(f1, c1)
-            } else if c1 == FALSE {
-                self.restrict(f0, c0)
-            } else {
-                let lo = self.restrict(f0, c0);
-                if lo == ABANDONED {
-                    return ABANDONED;
-                }
-                let hi = self.restrict(f1, c1);
-                if hi == ABANDONED {
-                    return ABANDONED;
-                }
-                self.node(fv, lo, hi)
-            }
-        };
-        if r != ABANDONED {
-            self.restricts.insert((f, care), r);
-        }
-        r
-    }
-
-    /// The share of all assignments of the atoms that satisfy `f` (each atom true or false with
-    /// equal weight).
-    /// Atoms in `fixed` count only with their value there.
-    fn share(&self, f: u32, fixed: &FxHashMap<u32, bool>, memo: &mut FxHashMap<u32, f64>) -> f64 {
-        match f {
-            FALSE => 0.0,
-            TRUE => 1.0,
-            _ => {
-                if let Some(&known) = memo.get(&f) {
-                    return known;
-                }
-                let n = self.nodes[f as usize];
-                let share = match fixed.get(&n.var) {
-                    Some(true) => self.share(n.hi, fixed, memo),
-                    Some(false) => self.share(n.lo, fixed, memo),
-                    None => 0.5 * self.share(n.lo, fixed, memo) + 0.5 * self.share(n.hi, fixed, memo),
-                };
-                memo.insert(f, share);
-                share
-            }
-        }
-    }
-
-    /// The literals of a conjunction of literals (its one path to TRUE); for anything else,
-    /// the literals of its first path.
-    fn cube(&self, mut f: u32) -> FxHashMap<u32, bool> {
-        let mut out = FxHashMap::default();
-        while f != TRUE && f != FALSE {
-            let n = self.nodes[f as usize];
-            let hi = n.lo == FALSE;
-            out.insert(n.var, hi);
-            f = if hi { n.hi } else { n.lo };
-        }
-        out
-    }
-
-    /// `f` with the atoms of `vars` quantified away: existentially (`f` holds for some value
-    /// of them) or universally (for every value).
-    fn quantify(
-        &mut self,
-        f: u32,
-        vars: &rustc_hash::FxHashSet<u32>,
-        exists: bool,
-        memo: &mut FxHashMap<u32, u32>,
-    ) -> u32 {
-        if f <= TRUE {
-            return f;
-        }
-        if let Some(&r) = memo.get(&f) {
-            return r;
-        }
-        if self.fuel == 0 {
-            return ABANDONED;
-        }
-        let n = self.nodes[f as usize];
-        let lo = self.quantify(n.lo, vars, exists, memo);
-        if lo == ABANDONED {
-            return ABANDONED;
-        }
-        let hi = self.quantify(n.hi, vars, exists, memo);
-        if hi == ABANDONED {
-            return ABANDONED;
-        }
-        let r = if vars.contains(&n.var) {
-            self.apply(if exists { Op::Or } else { Op::And }, lo, hi)
-        } else {
-            self.node(n.var, lo, hi)
-        };
-        if r != ABANDONED {
-            memo.insert(f, r);
-        }
-        r
-    }
-
-    /// Whether some configuration of `a` and some configuration of `b` differ at most in the
-    /// atoms of `free` (no node is created). `None` when that took more than `fuel` steps.
-    fn meets_modulo(
-        &self,
-        a: u32,
-        b: u32,
-        free: &rustc_hash::FxHashSet<u32>,
-        memo: &mut FxHashMap<(u32, u32), bool>,
-        fuel: &mut usize,
-    ) -> Option<bool> {
-        if a == FALSE || b == FALSE {
-            return Some(false);
-        }
-        if a == TRUE || b == TRUE || a == b {
-            return Some(true);
-        }
-        let key = (a.min(b), a.max(b));
-        if let Some(&r) = memo.get(&key) {
-            return Some(r);
-        }
-        *fuel = fuel.checked_sub(1)?;
-        let var = self.var(a).min(self.var(b));
-        let (a0, a1) = self.cofactors(a, var);
-        let (b0, b1) = self.cofactors(b, var);
-        let pairs: &[(u32, u32)] =
-            if free.contains(&var) { &[(a0, b0), (a1, b1), (a0, b1), (a1, b0)] } else { &[(a0, b0), (a1, b1)] };
-        let mut r = false;
-        for &(x, y) in pairs {
-            if self.meets_modulo(x, y, free, memo, fuel)? {
-                r = true;
-                break;
-            }
-        }
-        memo.insert(key, r);
-        Some(r)
-    }
-
-    /// Whether `a and b` is satisfiable, without building it (no node is created).
-    fn intersects(&mut self, a: u32, b: u32) -> bool {
-        if a == FALSE || b == FALSE {
-            return false;
-        }
-        if a == TRUE || b == TRUE || a == b {
-            return true;
-        }
-        let key = (a.min(b), a.max(b));
-        if let Some(&r) = self.meets.get(&key) {
-            return r;
-        }
-        let var = self.var(a).min(self.var(b));
-        let (a0, a1) = self.cofactors(a, var);
-        let (b0, b1) = self.cofactors(b, var);
-        let r = self.intersects(a0, b0) || self.intersects(a1, b1);
-        self.meets.insert(key, r);
-        r
-    }
-
-    /// A top-level operation with its own fuel; `fallback` when it runs out, or when the table
-    /// is full (the evaluator stops at its own, lower bound; this one holds memory in check
-    /// whatever happens between its checks).
-    fn top(&mut self, op: Op, a: u32, b: u32, fallback: u32) -> u32 {
-        self.fuel = OP_FUEL.min(HARD_MAX_NODES.saturating_sub(self.nodes.len()));
-        let r = self.apply(op, a, b);
-        if r == ABANDONED {
-            self.approximated += 1;
-            return fallback;
-        }
-        r
-    }
-
-    fn not(&mut self, f: u32) -> u32 {
-        match f {
-            FALSE => return TRUE,
-            TRUE => return FALSE,
-            _ => {}
-        }
-        if let Some(&r) = self.nots.get(&f) {
-            return r;
-        }
-        let n = self.nodes[f as usize];
-        let lo = self.not(n.lo);
-        let hi = self.not(n.hi);
-        let r = self.node(n.var, lo, hi);
-        self.nots.insert(f, r);
-        self.nots.insert(r, f);
-        r
-    }
-
-    fn support(&self, f: u32, out: &mut Vec<u32>, seen: &mut rustc_hash::FxHashSet<u32>) {
-        if f <= TRUE || !seen.insert(f) {
-            return;
-        }
-        let n = self.nodes[f as usize];
-        out.push(n.var);
-        self.support(n.lo, out, seen);
-        self.support(n.hi, out, seen);
-    }
-
-    /// A path to TRUE with the fewest tests: one conjunction of literals under which `f`
-    /// holds (`None` for FALSE).
-    /// A shortest path of `f` to TRUE whose cube also meets `within` (the constraints: a path
-    /// may set one value equal to two constants). Depth first, shorter branch first, at most
-    /// `budget` nodes visited; `None` when none was found.
-    fn constrained_cube(&mut self, f: u32, within: u32, mut budget: usize) -> Option<Vec<(u32, bool)>> {
-        fn length(t: &Table, f: u32, memo: &mut rustc_hash::FxHashMap<u32, usize>) -> usize {
-            match f {
-                FALSE => return usize::MAX,
-                TRUE => return 0,
-                _ => {}
-            }
-            if let Some(&d) = memo.get(&f) {
-                return d;
-            }
-            let n = t.nodes[f as usize];
-            let d = length(t, n.lo, memo).min(length(t, n.hi, memo)).saturating_add(1);
-            memo.insert(f, d);
-            d
-        }
-        struct Search {
-            memo: rustc_hash::FxHashMap<u32, usize>,
-            cube: Vec<(u32, bool)>,
-            within: u32,
-        }
-        fn walk(t: &mut Table, at: u32, s: &mut Search, budget: &mut usize) -> bool {
-            if at == TRUE {
-                return true;
-            }
-            if *budget == 0 {
-                return false;
-            }
-            *budget -= 1;
-            let n = t.nodes[at as usize];
-            let (lo, hi) = (length(t, n.lo, &mut s.memo), length(t, n.hi, &mut s.memo));
-            let order = if hi <= lo { [(true, n.hi), (false, n.lo)] } else { [(false, n.lo), (true, n.hi)] };
-            for (holds, child) in order {
-                if child == FALSE {
-                    continue;
-                }
-                s.cube.push((n.var, holds));
-                // The cube's variables all come before `child`'s: the path is a chain of
-                // nodes over it.
-                let mut path = child;
-                for &(var, b) in s.cube.iter().rev() {
-                    path = if b { t.node(var, FALSE, path) } else { t.node(var, path, FALSE) };
-                }
-                if t.intersects(path, s.within) && walk(t, child, s, budget) {
-                    return true;
-                }
-                s.cube.pop();
-            }
-            false
-        }
-        if !self.intersects(f, within) {
-            return None;
-        }
-        let mut search = Search { memo: Default::default(), cube: Vec::new(), within };
-        walk(self, f, &mut search, &mut budget).then_some(search.cube)
-    }
-
-    /// The paths to TRUE, as cubes; `None` when there are more than `limit`.
-    fn cubes(&self, f: u32, limit: usize) -> Option<Vec<Vec<(u32, bool)>>> {
-        let mut out = Vec::new();
-        let mut path = Vec::new();
-        fn walk(t: &Table, f: u32, path: &mut Vec<(u32, bool)>, out: &mut Vec<Vec<(u32, bool)>>, limit: usize) -> bool {
-            if f == FALSE {
-                return true;
-            }
-            if f == TRUE {
-                out.push(path.clone());
-                return out.len() <= limit;
-            }
-            let n = t.nodes[f as usize];
-            path.push((n.var, false));
-            let ok = walk(t, n.lo, path, out, limit);
-            path.pop();
-            if !ok {
-                return false;
-            }
-            path.push((n.var, true));
-            let ok = walk(t, n.hi, path, out, limit);
-            path.pop();
-            ok
-        }
-        walk(self, f, &mut path, &mut out, limit).then_some(out)
-    }
-}
+const TRUE_COND: Cond = Cond(TRUE);
 
 thread_local! {
     static TABLE: RefCell<Table> = RefCell::new(Table::fresh());
@@ -545,26 +79,24 @@ impl Cond {
     /// `self and other`. When the result would be too large it is over-approximated by
     /// `self` (a weaker condition: alternatives are kept, never lost), and counted.
     pub fn and(&self, other: &Cond) -> Cond {
-        Cond(with(|t| t.top(Op::And, self.0, other.0, self.0)))
+        Cond(with(|t| t.and_top(self.0, other.0, self.0)))
     }
 
     /// `self or other`; over-approximated by `true` when too large (counted).
     pub fn or(&self, other: &Cond) -> Cond {
-        Cond(with(|t| t.top(Op::Or, self.0, other.0, TRUE)))
+        Cond(with(|t| t.or_top(self.0, other.0, TRUE)))
     }
 
+    /// `not self`: free (the same node, the other way).
     pub fn not(&self) -> Cond {
-        Cond(with(|t| t.not(self.0)))
+        Cond(table::not(self.0))
     }
 
     /// A condition that agrees with `self` wherever `care` holds, usually smaller; `self`
     /// itself when computing it would be too large.
     pub fn simplify_within(&self, care: &Cond) -> Cond {
         Cond(with(|t| {
-            t.fuel = OP_FUEL.min(HARD_MAX_NODES.saturating_sub(t.nodes.len()));
-            if t.restricts.len() > 2 * HARD_MAX_NODES {
-                t.restricts.clear();
-            }
+            t.refuel();
             match t.restrict(self.0, care.0) {
                 ABANDONED => self.0,
                 r => r,
@@ -574,12 +106,7 @@ impl Cond {
 
     /// Whether `self and other` can hold (constraints not considered; nothing is built).
     pub fn meets(&self, other: &Cond) -> bool {
-        with(|t| {
-            if t.meets.len() > 2 * HARD_MAX_NODES {
-                t.meets.clear();
-            }
-            t.intersects(self.0, other.0)
-        })
+        with(|t| t.intersects(self.0, other.0))
     }
 
     /// Same function (diagrams are canonical).
@@ -702,7 +229,7 @@ impl Conds {
     }
 
     fn var(index: usize) -> Cond {
-        Cond(with(|t| t.node(index as u32, FALSE, TRUE)))
+        Cond(with(|t| t.var_edge(index as u32)))
     }
 
     /// The condition "atom holds", creating the atom on first use.
@@ -812,7 +339,7 @@ impl Conds {
     /// `cond` with `vars` quantified away; `None` when too large.
     fn quantified(cond: &Cond, vars: &rustc_hash::FxHashSet<u32>, exists: bool) -> Option<Cond> {
         with(|t| {
-            t.fuel = OP_FUEL.min(HARD_MAX_NODES.saturating_sub(t.nodes.len()));
+            t.refuel();
             let r = t.quantify(cond.0, vars, exists, &mut FxHashMap::default());
             (r != ABANDONED).then_some(Cond(r))
         })
@@ -1430,19 +957,12 @@ mod tests {
 
 /// Nodes in this thread's table (for statistics).
 pub fn node_count() -> usize {
-    with(|t| t.nodes.len())
+    with(|t| t.node_count())
 }
 
 /// Nodes reachable from a condition (its size).
 pub fn size(c: &Cond) -> usize {
-    if let Some(&known) = with(|t| t.sizes.get(&c.0).copied()).as_ref() {
-        return known;
-    }
-    let mut vars = Vec::new();
-    let mut seen = rustc_hash::FxHashSet::default();
-    with(|t| t.support(c.0, &mut vars, &mut seen));
-    with(|t| t.sizes.insert(c.0, seen.len()));
-    seen.len()
+    with(|t| t.size(c.0))
 }
 
 /// How many operations were too large and were over-approximated in this thread's table.

@@ -1,0 +1,633 @@
+//! The decision-diagram table behind [`super::Cond`]: reduced ordered binary decision diagrams
+//! with complement edges, in one node table shared by every condition of a trace, with lossy
+//! memos of operation results (CUDD's unique and computed tables, in miniature).
+//!
+//! Glossary:
+//! - *edge*: a node's index times two, plus a complement bit. `f` and `not f` are one node
+//!   reached by two edges, so negation is free and builds nothing (a trace negates path
+//!   conditions and raises constantly: without complement edges each negation copied its
+//!   whole condition).
+//! - *canonical form*: the `hi` edge (the atom holds) of a node is never complemented, and no
+//!   node has `lo == hi`; the one terminal is FALSE, its complement TRUE. Two conditions are
+//!   the same function exactly when they are the same edge.
+//! - *fuel*: the new nodes the current top-level operation may still make. Past it the
+//!   operation is abandoned (ABANDONED unwinds) and the caller over-approximates.
+//!
+//! Every operation here is a function of the conditions it is given, not of how the table
+//! holds them: the node a cube walk visits, the cofactors `restrict` follows, the paths
+//! `cubes` lists are those of the function, so answers do not depend on the order in which
+//! nodes were made.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+pub const FALSE: u32 = 0;
+pub const TRUE: u32 = 1;
+/// Marks an abandoned operation while it unwinds. Never an edge: node indices stay far below
+/// 2^31 ([`HARD_MAX_NODES`]).
+pub const ABANDONED: u32 = u32::MAX;
+/// The terminal's variable: after every atom.
+const TERMINAL_VAR: u32 = u32::MAX;
+
+/// New nodes one operation may create before it is abandoned for an approximation.
+pub const OP_FUEL: usize = 200_000;
+/// Nodes the table may hold at most (about 0.6 GB with its memos).
+pub const HARD_MAX_NODES: usize = 24_000_000;
+
+/// Memo entries each operation's memo starts with, and at most grows to.
+const MEMO_MIN: usize = 1 << 12;
+const AND_MEMO_MAX: usize = 1 << 23;
+const OTHER_MEMO_MAX: usize = 1 << 22;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Node {
+    var: u32,
+    lo: u32,
+    hi: u32,
+}
+
+fn index(e: u32) -> usize {
+    (e >> 1) as usize
+}
+
+fn complemented(e: u32) -> bool {
+    e & 1 == 1
+}
+
+/// `not e`: the same node, the other way.
+pub fn not(e: u32) -> u32 {
+    e ^ 1
+}
+
+/// A memo of a two-operand operation: a fixed array indexed by a hash of the operands, where
+/// a new result overwrites the old one. Losing an entry costs a recomputation that finds its
+/// nodes already made. Operands are never constants (those are answered before the memo is
+/// asked), so an empty entry never matches.
+struct Memo {
+    entries: Vec<[u32; 3]>,
+    max: usize,
+}
+
+impl Memo {
+    fn new(max: usize) -> Memo {
+        Memo { entries: Vec::new(), max }
+    }
+
+    fn slot(&self, a: u32, b: u32) -> usize {
+        let h = ((a as u64) << 32 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> 32) as usize & (self.entries.len() - 1)
+    }
+
+    fn get(&self, a: u32, b: u32) -> Option<u32> {
+        if self.entries.is_empty() {
+            return None;
+        }
+        let [ka, kb, r] = self.entries[self.slot(a, b)];
+        (ka == a && kb == b).then_some(r)
+    }
+
+    /// Remembers `(a, b) -> r`; the array grows with the node table (`nodes`), dropping what
+    /// it held.
+    fn insert(&mut self, a: u32, b: u32, r: u32, nodes: usize) {
+        if self.entries.len() < self.max && self.entries.len() < nodes {
+            let size = nodes.next_power_of_two().clamp(MEMO_MIN, self.max);
+            self.entries = vec![[0; 3]; size];
+        }
+        let slot = self.slot(a, b);
+        self.entries[slot] = [a, b, r];
+    }
+}
+
+/// The hash of a node, for the unique table: its high bits pick the slot, its low 32 bits are
+/// kept in the slot as a fingerprint (most probes then never read the node itself).
+fn node_hash(var: u32, lo: u32, hi: u32) -> u64 {
+    let h = ((lo as u64) << 32 | hi as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ (var as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    (h ^ (h >> 29)).wrapping_mul(0x1656_67B1_9E37_79F9)
+}
+
+pub struct Table {
+    nodes: Vec<Node>,
+    /// The unique table: open addressing, linear probing, at most half full. A slot holds a
+    /// node index (low 32 bits; never 0, the terminal is not in it) and its hash's fingerprint.
+    slots: Vec<u64>,
+    /// `64 - log2(slots.len())`: the slot of a hash is its top bits.
+    shift: u32,
+    ands: Memo,
+    restricts: Memo,
+    meets: Memo,
+    /// Memo of [`Table::size`] (nodes never change once made).
+    sizes: FxHashMap<u32, usize>,
+    /// New nodes the current operation may still create.
+    fuel: usize,
+    /// Operations that were too large and were over-approximated.
+    pub approximated: usize,
+}
+
+impl Table {
+    pub fn fresh() -> Table {
+        const SLOTS: usize = 1 << 10;
+        Table {
+            nodes: vec![Node { var: TERMINAL_VAR, lo: FALSE, hi: FALSE }],
+            slots: vec![0; SLOTS],
+            shift: 64 - SLOTS.trailing_zeros(),
+            ands: Memo::new(AND_MEMO_MAX),
+            restricts: Memo::new(OTHER_MEMO_MAX),
+            meets: Memo::new(OTHER_MEMO_MAX),
+            sizes: FxHashMap::default(),
+            fuel: 0,
+            approximated: 0,
+        }
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Gives the next top-level operation its fuel.
+    pub fn refuel(&mut self) {
+        self.fuel = OP_FUEL.min(HARD_MAX_NODES.saturating_sub(self.nodes.len()));
+    }
+
+    /// The condition "atom `var` holds".
+    pub fn var_edge(&mut self, var: u32) -> u32 {
+        self.node(var, FALSE, TRUE)
+    }
+
+    /// The node `(var, lo, hi)`, found or made; its fuel is spent, never checked.
+    pub fn node(&mut self, var: u32, lo: u32, hi: u32) -> u32 {
+        self.find_or_make(var, lo, hi, false)
+    }
+
+    /// [`Table::node`] within the current operation's fuel: ABANDONED when the node is new and
+    /// the fuel is spent. Only new nodes count: a result recomputed after the memo lost it
+    /// finds its nodes made, and is not abandoned for it.
+    fn make(&mut self, var: u32, lo: u32, hi: u32) -> u32 {
+        self.find_or_make(var, lo, hi, true)
+    }
+
+    fn find_or_make(&mut self, var: u32, lo: u32, hi: u32, may_abandon: bool) -> u32 {
+        if lo == hi {
+            return lo;
+        }
+        // Canonical form: `hi` regular; `(v, lo, hi)` with `hi` complemented is the
+        // complement of `(v, not lo, not hi)`.
+        let flip = hi & 1;
+        let (lo, hi) = (lo ^ flip, hi ^ flip);
+        let hash = node_hash(var, lo, hi);
+        let fingerprint = hash & 0xFFFF_FFFF;
+        let mask = self.slots.len() - 1;
+        let mut slot = (hash >> self.shift) as usize;
+        loop {
+            let held = self.slots[slot];
+            if held == 0 {
+                break;
+            }
+            if held >> 32 == fingerprint {
+                let at = held as u32;
+                if self.nodes[at as usize] == (Node { var, lo, hi }) {
+                    return at << 1 | flip;
+                }
+            }
+            slot = (slot + 1) & mask;
+        }
+        if may_abandon && self.fuel == 0 {
+            return ABANDONED;
+        }
+        self.fuel = self.fuel.saturating_sub(1);
+        let at = self.nodes.len() as u32;
+        self.nodes.push(Node { var, lo, hi });
+        self.slots[slot] = fingerprint << 32 | at as u64;
+        if self.nodes.len() * 2 > self.slots.len() {
+            self.grow_slots();
+        }
+        at << 1 | flip
+    }
+
+    fn grow_slots(&mut self) {
+        let size = self.slots.len() * 2;
+        self.slots = vec![0; size];
+        self.shift = 64 - size.trailing_zeros();
+        let mask = size - 1;
+        for (at, n) in self.nodes.iter().enumerate().skip(1) {
+            let hash = node_hash(n.var, n.lo, n.hi);
+            let mut slot = (hash >> self.shift) as usize;
+            while self.slots[slot] != 0 {
+                slot = (slot + 1) & mask;
+            }
+            self.slots[slot] = (hash & 0xFFFF_FFFF) << 32 | at as u64;
+        }
+    }
+
+    /// The atom `f` tests first (TERMINAL_VAR for a constant).
+    pub fn var(&self, f: u32) -> u32 {
+        self.nodes[index(f)].var
+    }
+
+    /// `f` with `var` false and with it true (`f` twice when `f` does not test it first).
+    pub fn cofactors(&self, f: u32, var: u32) -> (u32, u32) {
+        let n = self.nodes[index(f)];
+        if n.var == var {
+            let c = f & 1;
+            (n.lo ^ c, n.hi ^ c)
+        } else {
+            (f, f)
+        }
+    }
+
+    fn and(&mut self, a: u32, b: u32) -> u32 {
+        if a == FALSE || b == FALSE || a == not(b) {
+            return FALSE;
+        }
+        if a == TRUE || a == b {
+            return b;
+        }
+        if b == TRUE {
+            return a;
+        }
+        let (a, b) = (a.min(b), a.max(b));
+        if let Some(r) = self.ands.get(a, b) {
+            return r;
+        }
+        let var = self.var(a).min(self.var(b));
+        let (a0, a1) = self.cofactors(a, var);
+        let (b0, b1) = self.cofactors(b, var);
+        let lo = self.and(a0, b0);
+        if lo == ABANDONED {
+            return ABANDONED;
+        }
+        let hi = self.and(a1, b1);
+        if hi == ABANDONED {
+            return ABANDONED;
+        }
+        let r = self.make(var, lo, hi);
+        if r != ABANDONED {
+            self.ands.insert(a, b, r, self.nodes.len());
+        }
+        r
+    }
+
+    /// `a or b`, as `not (not a and not b)`: one memo serves both.
+    fn or(&mut self, a: u32, b: u32) -> u32 {
+        match self.and(not(a), not(b)) {
+            ABANDONED => ABANDONED,
+            r => not(r),
+        }
+    }
+
+    /// A top-level `a and b` with its own fuel; `fallback` when it runs out, or when the
+    /// table is full (the evaluator stops at its own, lower bound; this one holds memory in
+    /// check whatever happens between its checks).
+    pub fn and_top(&mut self, a: u32, b: u32, fallback: u32) -> u32 {
+        self.refuel();
+        self.counted(|t| t.and(a, b), fallback)
+    }
+
+    /// A top-level `a or b` (see [`Table::and_top`]).
+    pub fn or_top(&mut self, a: u32, b: u32, fallback: u32) -> u32 {
+        self.refuel();
+        self.counted(|t| t.or(a, b), fallback)
+    }
+
+    fn counted(&mut self, op: impl FnOnce(&mut Table) -> u32, fallback: u32) -> u32 {
+        match op(self) {
+            ABANDONED => {
+                self.approximated += 1;
+                fallback
+            }
+            r => r,
+        }
+    }
+
+    /// Coudert and Madre's `restrict`: a function that agrees with `f` wherever `care` holds,
+    /// usually smaller (it drops the tests `care` already decides). ABANDONED past the fuel.
+    pub fn restrict(&mut self, f: u32, care: u32) -> u32 {
+        if care == TRUE || care == FALSE || f <= TRUE {
+            return f;
+        }
+        if f == care {
+            return TRUE;
+        }
+        if let Some(r) = self.restricts.get(f, care) {
+            return r;
+        }
+        if self.fuel == 0 {
+            return ABANDONED;
+        }
+        let (fv, cv) = (self.var(f), self.var(care));
+        let r = if cv < fv {
+            // `care` tests a variable `f` does not: any of its cofactors may hold.
+            let (c0, c1) = self.cofactors(care, cv);
+            let either = self.or(c0, c1);
+            if either == ABANDONED {
+                return ABANDONED;
+            }
+            self.restrict(f, either)
+        } else {
+            let (f0, f1) = self.cofactors(f, fv);
+            let (c0, c1) = self.cofactors(care, fv);
+            if c0 == FALSE {
+                self.restrict(f1, c1)
+            } else if c1 == FALSE {
+                self.restrict(f0, c0)
+            } else {
+                let lo = self.restrict(f0, c0);
+                if lo == ABANDONED {
+                    return ABANDONED;
+                }
+                let hi = self.restrict(f1, c1);
+                if hi == ABANDONED {
+                    return ABANDONED;
+                }
+                self.node(fv, lo, hi)
+            }
+        };
+        if r != ABANDONED {
+            self.restricts.insert(f, care, r, self.nodes.len());
+        }
+        r
+    }
+
+    /// Whether `a and b` is satisfiable, without building it (no node is created).
+    pub fn intersects(&mut self, a: u32, b: u32) -> bool {
+        if a == FALSE || b == FALSE || a == not(b) {
+            return false;
+        }
+        if a == TRUE || b == TRUE || a == b {
+            return true;
+        }
+        let (a, b) = (a.min(b), a.max(b));
+        if let Some(r) = self.meets.get(a, b) {
+            return r == 1;
+        }
+        let var = self.var(a).min(self.var(b));
+        let (a0, a1) = self.cofactors(a, var);
+        let (b0, b1) = self.cofactors(b, var);
+        let r = self.intersects(a0, b0) || self.intersects(a1, b1);
+        self.meets.insert(a, b, r as u32, self.nodes.len());
+        r
+    }
+
+    /// Whether some configuration of `a` and some configuration of `b` differ at most in the
+    /// atoms of `free` (no node is created). `None` when that took more than `fuel` steps.
+    pub fn meets_modulo(
+        &self,
+        a: u32,
+        b: u32,
+        free: &FxHashSet<u32>,
+        memo: &mut FxHashMap<(u32, u32), bool>,
+        fuel: &mut usize,
+    ) -> Option<bool> {
+        if a == FALSE || b == FALSE {
+            return Some(false);
+        }
+        if a == TRUE || b == TRUE || a == b {
+            return Some(true);
+        }
+        let key = (a.min(b), a.max(b));
+        if let Some(&r) = memo.get(&key) {
+            return Some(r);
+        }
+        *fuel = fuel.checked_sub(1)?;
+        let var = self.var(a).min(self.var(b));
+        let (a0, a1) = self.cofactors(a, var);
+        let (b0, b1) = self.cofactors(b, var);
+        let pairs: &[(u32, u32)] =
+            if free.contains(&var) { &[(a0, b0), (a1, b1), (a0, b1), (a1, b0)] } else { &[(a0, b0), (a1, b1)] };
+        let mut r = false;
+        for &(x, y) in pairs {
+            if self.meets_modulo(x, y, free, memo, fuel)? {
+                r = true;
+                break;
+            }
+        }
+        memo.insert(key, r);
+        Some(r)
+    }
+
+    /// `f` with the atoms of `vars` quantified away: existentially (`f` holds for some value
+    /// of them) or universally (for every value). ABANDONED past the fuel.
+    pub fn quantify(&mut self, f: u32, vars: &FxHashSet<u32>, exists: bool, memo: &mut FxHashMap<u32, u32>) -> u32 {
+        if f <= TRUE {
+            return f;
+        }
+        if let Some(&r) = memo.get(&f) {
+            return r;
+        }
+        if self.fuel == 0 {
+            return ABANDONED;
+        }
+        let var = self.var(f);
+        let (f0, f1) = self.cofactors(f, var);
+        let lo = self.quantify(f0, vars, exists, memo);
+        if lo == ABANDONED {
+            return ABANDONED;
+        }
+        let hi = self.quantify(f1, vars, exists, memo);
+        if hi == ABANDONED {
+            return ABANDONED;
+        }
+        let r = if vars.contains(&var) {
+            if exists { self.or(lo, hi) } else { self.and(lo, hi) }
+        } else {
+            self.node(var, lo, hi)
+        };
+        if r != ABANDONED {
+            memo.insert(f, r);
+        }
+        r
+    }
+
+    /// The share of all assignments of the atoms that satisfy `f` (each atom true or false with
+    /// equal weight). Atoms in `fixed` count only with their value there.
+    pub fn share(&self, f: u32, fixed: &FxHashMap<u32, bool>, memo: &mut FxHashMap<u32, f64>) -> f64 {
+        match f {
+            FALSE => 0.0,
+            TRUE => 1.0,
+            _ if complemented(f) => 1.0 - self.share(not(f), fixed, memo),
+            _ => {
+                if let Some(&known) = memo.get(&f) {
+                    return known;
+                }
+                let var = self.var(f);
+                let (lo, hi) = self.cofactors(f, var);
+                let share = match fixed.get(&var) {
+                    Some(true) => self.share(hi, fixed, memo),
+                    Some(false) => self.share(lo, fixed, memo),
+                    None => 0.5 * self.share(lo, fixed, memo) + 0.5 * self.share(hi, fixed, memo),
+                };
+                memo.insert(f, share);
+                share
+            }
+        }
+    }
+
+    /// The literals of a conjunction of literals (its one path to TRUE); for anything else,
+    /// the literals of its first path.
+    pub fn cube(&self, mut f: u32) -> FxHashMap<u32, bool> {
+        let mut out = FxHashMap::default();
+        while f > TRUE {
+            let var = self.var(f);
+            let (lo, hi) = self.cofactors(f, var);
+            let holds = lo == FALSE;
+            out.insert(var, holds);
+            f = if holds { hi } else { lo };
+        }
+        out
+    }
+
+    /// The atoms `f` depends on, in the order met, each once.
+    pub fn support(&self, f: u32, out: &mut Vec<u32>, seen: &mut FxHashSet<u32>) {
+        if f <= TRUE || !seen.insert(f >> 1) {
+            return;
+        }
+        let n = self.nodes[index(f)];
+        out.push(n.var);
+        self.support(n.lo, out, seen);
+        self.support(n.hi, out, seen);
+    }
+
+    /// Nodes reachable from `f` (its size; `f` and `not f` alike).
+    pub fn size(&mut self, f: u32) -> usize {
+        if let Some(&known) = self.sizes.get(&(f >> 1)) {
+            return known;
+        }
+        let mut seen = FxHashSet::default();
+        self.support(f, &mut Vec::new(), &mut seen);
+        self.sizes.insert(f >> 1, seen.len());
+        seen.len()
+    }
+
+    /// A shortest path of `f` to TRUE whose cube also meets `within` (the constraints: a path
+    /// may set one value equal to two constants). Depth first, shorter branch first, at most
+    /// `budget` nodes visited; `None` when none was found.
+    pub fn constrained_cube(&mut self, f: u32, within: u32, mut budget: usize) -> Option<Vec<(u32, bool)>> {
+        fn length(t: &Table, f: u32, memo: &mut FxHashMap<u32, usize>) -> usize {
+            match f {
+                FALSE => return usize::MAX,
+                TRUE => return 0,
+                _ => {}
+            }
+            if let Some(&d) = memo.get(&f) {
+                return d;
+            }
+            let (lo, hi) = t.cofactors(f, t.var(f));
+            let d = length(t, lo, memo).min(length(t, hi, memo)).saturating_add(1);
+            memo.insert(f, d);
+            d
+        }
+        struct Search {
+            memo: FxHashMap<u32, usize>,
+            cube: Vec<(u32, bool)>,
+            within: u32,
+        }
+        fn walk(t: &mut Table, at: u32, s: &mut Search, budget: &mut usize) -> bool {
+            if at == TRUE {
+                return true;
+            }
+            if *budget == 0 {
+                return false;
+            }
+            *budget -= 1;
+            let var = t.var(at);
+            let (lo, hi) = t.cofactors(at, var);
+            let (lo_len, hi_len) = (length(t, lo, &mut s.memo), length(t, hi, &mut s.memo));
+            let order = if hi_len <= lo_len { [(true, hi), (false, lo)] } else { [(false, lo), (true, hi)] };
+            for (holds, child) in order {
+                if child == FALSE {
+                    continue;
+                }
+                s.cube.push((var, holds));
+                // The cube's variables all come before `child`'s: the path is a chain of
+                // nodes over it.
+                let mut path = child;
+                for &(var, b) in s.cube.iter().rev() {
+                    path = if b { t.node(var, FALSE, path) } else { t.node(var, path, FALSE) };
+                }
+                if t.intersects(path, s.within) && walk(t, child, s, budget) {
+                    return true;
+                }
+                s.cube.pop();
+            }
+            false
+        }
+        if !self.intersects(f, within) {
+            return None;
+        }
+        let mut search = Search { memo: Default::default(), cube: Vec::new(), within };
+        walk(self, f, &mut search, &mut budget).then_some(search.cube)
+    }
+
+    /// The paths to TRUE, as cubes; `None` when there are more than `limit`.
+    pub fn cubes(&self, f: u32, limit: usize) -> Option<Vec<Vec<(u32, bool)>>> {
+        fn walk(t: &Table, f: u32, path: &mut Vec<(u32, bool)>, out: &mut Vec<Vec<(u32, bool)>>, limit: usize) -> bool {
+            if f == FALSE {
+                return true;
+            }
+            if f == TRUE {
+                out.push(path.clone());
+                return out.len() <= limit;
+            }
+            let var = t.var(f);
+            let (lo, hi) = t.cofactors(f, var);
+            path.push((var, false));
+            let ok = walk(t, lo, path, out, limit);
+            path.pop();
+            if !ok {
+                return false;
+            }
+            path.push((var, true));
+            let ok = walk(t, hi, path, out, limit);
+            path.pop();
+            ok
+        }
+        let mut out = Vec::new();
+        walk(self, f, &mut Vec::new(), &mut out, limit).then_some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negation_builds_nothing_and_canonical_forms_meet() {
+        let mut t = Table::fresh();
+        let a = t.var_edge(0);
+        let b = t.var_edge(1);
+        let made = t.node_count();
+        let na = not(a);
+        assert_eq!(t.node_count(), made);
+        t.refuel();
+        // a and b, built two ways, is one edge.
+        let ab = t.and(a, b);
+        let de_morgan = not(t.or(na, not(b)));
+        assert_eq!(ab, de_morgan);
+        assert_eq!(t.and(a, na), FALSE);
+        assert_eq!(t.or(a, na), TRUE);
+        // x or not x through cofactors: the terminal.
+        assert!(t.intersects(ab, a) && !t.intersects(ab, na));
+    }
+
+    #[test]
+    fn the_unique_table_finds_every_node_after_growing() {
+        let mut t = Table::fresh();
+        let vars: Vec<u32> = (0..40).map(|v| t.var_edge(v)).collect();
+        t.refuel();
+        // The parity of many atoms: one node per atom and parity, well past the first slots.
+        let mut parity = FALSE;
+        for &v in &vars {
+            let a = t.and(parity, not(v));
+            let b = t.and(not(parity), v);
+            parity = t.or(a, b);
+        }
+        let made = t.node_count();
+        let mut again = FALSE;
+        for &v in &vars {
+            let a = t.and(again, not(v));
+            let b = t.and(not(again), v);
+            again = t.or(a, b);
+        }
+        assert_eq!(again, parity);
+        assert_eq!(t.node_count(), made);
+    }
+}
