@@ -924,7 +924,15 @@ impl Interp<'_, '_> {
                 let items = dims.iter().map(|g| g.restrict(&self.conds, pc)).collect();
                 G::under(*pc, Value::Tuple(Rc::new(items)))
             }
+            // The same for data the evaluator does not follow (an outside module's weight, the
+            // result of an outside call): its sizes are numbers, not data. Taken for data, they
+            // made every buffer allocated with them a tensor dimension, and every size computed
+            // from those (`total_tokens = num_tokens * topk + padded`) data too.
             Value::Num(n) if n.tensor && attr == "shape" => {
+                let text = self.text(loc);
+                G::under(*pc, self.sym(SymKey::At(loc, text.clone()), text, None))
+            }
+            Value::ExternalObj(_) | Value::Method(..) if attr == "shape" => {
                 let text = self.text(loc);
                 G::under(*pc, self.sym(SymKey::At(loc, text.clone()), text, None))
             }

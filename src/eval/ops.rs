@@ -467,6 +467,17 @@ impl Interp<'_, '_> {
             "zero_" | "new_empty" | "new_zeros" | "new_ones" | "zeros_like" => {
                 G::under(pc.clone(), Value::Num(Rc::new(Num::plain_tensor())))
             }
+            // Integer or boolean data (expert ids, masks, positions) carries no scale: a routing
+            // kernel returning weights and ids gives both the scale of what it was handed, and
+            // the ids lose it where the code makes them integers (`topk_ids.to(torch.int32)`).
+            "int" | "long" | "short" | "bool" | "byte" | "char" | "argmax" | "argmin" | "argsort" | "nonzero" => {
+                G::under(*pc, Value::Num(Rc::new(Num { shape: n.shape, ..Num::plain_tensor() })))
+            }
+            "to" | "type"
+                if first.clone().or_else(|| keyword(&args, "dtype")).is_some_and(|g| is_integer_dtype(&g)) =>
+            {
+                G::under(*pc, Value::Num(Rc::new(Num { shape: n.shape, ..Num::plain_tensor() })))
+            }
             "size" | "dim" | "numel" | "stride" | "is_contiguous" | "element_size" | "data_ptr" | "get_device" => {
                 let v = self.anonymous(loc);
                 G::under(pc.clone(), v)
@@ -1149,4 +1160,20 @@ fn common_shape(a: &Num, b: &Num) -> Option<u32> {
         _ if a.shape == b.shape => a.shape,
         _ => None,
     }
+}
+
+/// Whether every alternative of `dtype` is an integer or boolean dtype (`torch.int32`,
+/// `torch.long`, `torch.bool`).
+fn is_integer_dtype(dtype: &G) -> bool {
+    !dtype.is_empty()
+        && dtype.iter().all(|(_, v)| match v {
+            Value::External(path) => {
+                let name = path.rsplit('.').next().unwrap_or("");
+                path.starts_with("torch.")
+                    && (name.starts_with("int")
+                        || name.starts_with("uint")
+                        || matches!(name, "long" | "short" | "bool"))
+            }
+            _ => false,
+        })
 }

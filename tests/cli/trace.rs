@@ -1657,3 +1657,35 @@ fn a_size_tested_greater_than_zero_leaves_the_empty_batch_out() {
     assert_eq!(vacuous.as_array().unwrap().len(), 1, "{vacuous:#}");
     assert_eq!(vacuous[0]["condition"], "hidden_states.shape[0] == 0");
 }
+
+#[test]
+fn integer_ids_carry_no_scale() {
+    // `_, ids = fused_gate(x, factor)`: an outside kernel handed the factor gives everything
+    // back scaled. `ids.to(torch.int32)` (or `.long()`) is integer data, unscaled. Before,
+    // tokens scattered by those ids took the factor from them: MIXED where the block scales
+    // once.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.integer_ids.ScatteredByIdMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.integer_ids.TwiceScatteredByIdMoE"]);
+    assert_eq!(verdict, "TWICE", "{}", out.stdout);
+    assert_eq!(rows(&out).iter().map(|r| r.1).collect::<Vec<_>>(), [2]);
+}
+
+#[test]
+fn sizes_are_numbers_not_data() {
+    // `self.experts.weight.shape[0]` (an outside module's weight) and `int(mask.sum())` are
+    // numbers: the factor divided or multiplied by one stays the factor, applied where it
+    // meets the data (the `return` line), once.
+    for entry in ["gate.sizes.SpreadOverExpertsMoE", "gate.sizes.CountedMoE"] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", entry]);
+        assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{entry}: {}", out.stdout);
+        let lines: Vec<u64> = out.json()["rows"][0]["parts"][0]["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["location"]["line"].as_u64().unwrap())
+            .collect();
+        let expected = if entry.ends_with("SpreadOverExpertsMoE") { 19 } else { 30 };
+        assert_eq!(lines, [expected], "{entry}: {}", out.stdout);
+    }
+}
