@@ -196,7 +196,19 @@ fn trace_options(
                 }
             }
         };
-        assumes.push(Assume { name: name.trim().to_string(), value: parsed, used: std::cell::Cell::new(false) });
+        assumes.push(Assume {
+            name: name.trim().to_string(),
+            value: parsed,
+            used: std::cell::Cell::new(false),
+            from_platform: None,
+        });
+    }
+    // After the user's own: an `--assume` of the same name wins (the first match is taken).
+    if let Some(name) = &args.platform {
+        let platform = scaletrace::eval::Platform::parse(name).ok_or_else(|| {
+            format!("--platform `{name}`: not a platform this knows (cuda, rocm, npu, cpu, xpu, musa, mps, tpu, hpu)")
+        })?;
+        assumes.extend(platform.assumptions());
     }
     let origin = match &args.origin {
         None => None,

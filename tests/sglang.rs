@@ -288,6 +288,27 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
     let v2 = trace(&tree, ASSUMED_CUDA_V2);
     // It evaluates to the end: no step or decision-diagram bound stopped it.
     assert_evaluated_to_the_end(&v2);
+    // `--platform cuda` stands for the eight platform assumptions among them (`_use_aiter`,
+    // `get_bool_env_var(...) and _is_hip`, follows): the same rows.
+    let platform_assumptions = ["_use_aiter", "_is_hip", "_is_cuda", "_is_npu", "_is_cpu", "_is_xpu", "_is_musa"];
+    let mut by_platform: Vec<&str> = vec!["--platform", "cuda"];
+    for pair in ASSUMED_CUDA_V2.windows(2).filter(|w| w[0] == "--assume") {
+        if !platform_assumptions.iter().any(|p| pair[1].starts_with(&format!("{p}="))) {
+            by_platform.extend(pair);
+        }
+    }
+    by_platform.extend(&ASSUMED_CUDA_V2[..3]);
+    let on_cuda = trace(&tree, &by_platform);
+    // (Site texts may count one atom less: `_use_aiter` is then no atom at all.)
+    let shape = |t: &Value| -> Vec<(Value, Value, Value, Vec<(String, u64, i64)>)> {
+        t["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["verdict"].clone(), r["exponent"].clone(), r["when"].clone(), row_sites(r)))
+            .collect()
+    };
+    assert_eq!(shape(&on_cuda), shape(&v2));
     // The all-to-all backend is the string "none": its predicates (`is_deepep()`, ...) are
     // decided by it, not left free.
     let rows = v2["rows"].as_array().unwrap();

@@ -132,6 +132,8 @@ pub struct Assume {
     pub value: AssumedValue,
     /// Whether it matched anything (reported when it did not).
     pub used: std::cell::Cell<bool>,
+    /// The `--platform` it stands for a part of, if it is not the user's own.
+    pub from_platform: Option<super::platform::Platform>,
 }
 
 #[derive(Clone, Debug)]

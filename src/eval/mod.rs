@@ -16,6 +16,7 @@ mod lists;
 mod loading;
 mod modules;
 mod ops;
+mod platform;
 mod registry;
 mod relevance;
 pub mod report;
@@ -25,4 +26,5 @@ pub mod trace;
 pub mod value;
 
 pub use interp::{Assume, AssumedValue};
+pub use platform::Platform;
 pub use report::{TraceOptions, TraceReport, run};

@@ -218,6 +218,10 @@ pub struct AssumptionOut {
     pub value: String,
     /// False when nothing the evaluation met matched the name.
     pub used: bool,
+    /// `--platform NAME` when the assumption is a part of it (only those that matched are
+    /// listed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platform: Option<&'static str>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -809,6 +813,8 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     let assumptions = interp
         .assumes
         .iter()
+        // A platform's predicates the code never tests are not the user's words: not listed.
+        .filter(|a| a.from_platform.is_none() || a.used.get())
         .map(|a| AssumptionOut {
             name: a.name.clone(),
             value: match &a.value {
@@ -816,6 +822,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
                 AssumedValue::Class(c) => index.class_path(*c),
             },
             used: a.used.get(),
+            platform: a.from_platform.map(|p| p.name()),
         })
         .collect();
     let stopped = interp.steps > super::interp::MAX_STEPS;

@@ -550,7 +550,8 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
         let _ = writeln!(out, "\nassumed:");
         for a in &report.assumptions {
             let used = if a.used { "" } else { "   (matched nothing)" };
-            let _ = writeln!(out, "  {} = {}{used}", a.name, a.value);
+            let from = a.platform.map(|p| format!("   (--platform {p})")).unwrap_or_default();
+            let _ = writeln!(out, "  {} = {}{used}{from}", a.name, a.value);
         }
     }
     if !report.unresolved.is_empty() {

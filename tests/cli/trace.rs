@@ -1689,3 +1689,34 @@ fn sizes_are_numbers_not_data() {
         assert_eq!(lines, [expected], "{entry}: {}", out.stdout);
     }
 }
+
+#[test]
+fn a_platform_fixes_its_predicates() {
+    // `--platform cuda`: `_is_cuda` (the example's `is_cuda()`) is true, so the TWICE row no
+    // longer names it; it is listed among the assumptions as part of the platform.
+    let args = ["trace", "routed_scaling_factor", "--entry", "TinyMoeForCausalLM", "--format", "json"];
+    let cuda = run(&crate::example(), &[&args[..], &["--platform", "cuda"]].concat());
+    assert_eq!(cuda.code, 1);
+    let block = &cuda.json()["blocks"][0];
+    let twice: Vec<&str> = block["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["verdict"] == "TWICE")
+        .map(|r| r["when"].as_str().unwrap())
+        .collect();
+    assert_eq!(twice, ["config.moe_backend == \"flashinfer\" and _use_fast_combine"]);
+    assert_eq!(
+        cuda.json()["assumptions"],
+        serde_json::json!([{ "name": "_is_cuda", "value": "True", "used": true, "platform": "cuda" }])
+    );
+    // On ROCm the top-k never folds the factor in (it needs CUDA): ONCE everywhere.
+    let rocm = run(&crate::example(), &[&args[..], &["--platform", "rocm"]].concat());
+    assert_eq!((rocm.code, rocm.json()["verdict"].as_str()), (0, Some("ONCE")), "{}", rocm.stdout);
+    // An `--assume` of the same name wins over the platform.
+    let both = run(&crate::example(), &[&args[..], &["--platform", "rocm", "--assume", "_is_cuda=true"]].concat());
+    assert_eq!(both.json()["verdict"], "TWICE");
+    let bad = run(&crate::example(), &[&args[..], &["--platform", "cuda12"]].concat());
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("not a platform"), "{}", bad.stderr);
+}

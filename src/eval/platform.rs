@@ -1,0 +1,113 @@
+//! `--platform NAME`: the platform a deployment runs on, as the assumptions it stands for.
+//!
+//! Serving stacks test their platform through predicates named by convention: `is_cuda()`,
+//! `_is_hip = is_hip()` at module level, `current_platform.is_rocm()`,
+//! `current_platform.is_out_of_tree()`. Choosing a platform fixes every such predicate the
+//! evaluation meets: the chosen one (and the families it belongs to, `is_cuda_alike()`) true,
+//! every other one false. Derived facts follow by evaluation (`_use_aiter =
+//! get_bool_env_var(...) and _is_hip` is false on CUDA). Nothing here names a codebase: only
+//! the predicate convention.
+
+use super::interp::{Assume, AssumedValue};
+use crate::syntax::Constant;
+
+/// The platforms `--platform` knows, as their predicates name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Platform {
+    Cuda,
+    Rocm,
+    Npu,
+    Cpu,
+    Xpu,
+    Musa,
+    Mps,
+    Tpu,
+    Hpu,
+}
+
+/// Every predicate word, with the platforms it holds on. `out_of_tree` (a platform plugin)
+/// holds on none of the named ones.
+const WORDS: &[(&str, &[Platform])] = &[
+    ("cuda", &[Platform::Cuda]),
+    ("cuda_alike", &[Platform::Cuda, Platform::Rocm]),
+    ("hip", &[Platform::Rocm]),
+    ("rocm", &[Platform::Rocm]),
+    ("npu", &[Platform::Npu]),
+    ("cpu", &[Platform::Cpu]),
+    ("xpu", &[Platform::Xpu]),
+    ("musa", &[Platform::Musa]),
+    ("mps", &[Platform::Mps]),
+    ("tpu", &[Platform::Tpu]),
+    ("hpu", &[Platform::Hpu]),
+    ("out_of_tree", &[]),
+];
+
+impl Platform {
+    /// The platform a `--platform` value names (`hip` is ROCm).
+    pub fn parse(name: &str) -> Option<Platform> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "cuda" => Platform::Cuda,
+            "rocm" | "hip" => Platform::Rocm,
+            "npu" => Platform::Npu,
+            "cpu" => Platform::Cpu,
+            "xpu" => Platform::Xpu,
+            "musa" => Platform::Musa,
+            "mps" => Platform::Mps,
+            "tpu" => Platform::Tpu,
+            "hpu" => Platform::Hpu,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Platform::Cuda => "cuda",
+            Platform::Rocm => "rocm",
+            Platform::Npu => "npu",
+            Platform::Cpu => "cpu",
+            Platform::Xpu => "xpu",
+            Platform::Musa => "musa",
+            Platform::Mps => "mps",
+            Platform::Tpu => "tpu",
+            Platform::Hpu => "hpu",
+        }
+    }
+
+    /// The assumptions the platform stands for: `is_WORD()` (a call, or a method of anything:
+    /// `current_platform.is_WORD()`) and `_is_WORD` (the module variable that holds it), for
+    /// every predicate word.
+    pub fn assumptions(self) -> Vec<Assume> {
+        let mut out = Vec::new();
+        for (word, holds_on) in WORDS {
+            let holds = holds_on.contains(&self);
+            for name in [format!("is_{word}()"), format!("_is_{word}")] {
+                out.push(Assume {
+                    name,
+                    value: AssumedValue::Const(Constant::Bool(holds)),
+                    used: std::cell::Cell::new(false),
+                    from_platform: Some(self),
+                });
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuda_is_cuda_and_cuda_alike_and_nothing_else() {
+        let truths: Vec<(String, bool)> = Platform::Cuda
+            .assumptions()
+            .into_iter()
+            .map(|a| (a.name, matches!(a.value, AssumedValue::Const(Constant::Bool(true)))))
+            .collect();
+        let holding: Vec<&str> = truths.iter().filter(|(_, t)| *t).map(|(n, _)| n.as_str()).collect();
+        assert_eq!(holding, ["is_cuda()", "_is_cuda", "is_cuda_alike()", "_is_cuda_alike"]);
+        assert!(truths.iter().any(|(n, t)| n == "is_out_of_tree()" && !t));
+        assert_eq!(Platform::parse("HIP"), Some(Platform::Rocm));
+        assert_eq!(Platform::parse("cuda12"), None);
+    }
+}
