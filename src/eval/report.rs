@@ -601,7 +601,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     // Configurations that raise never produce an output (rows are restricted exactly below;
     // this is only what they are printed within).
     let before_runs = super::cond::approximated();
-    let (runs, _) = conds.runs_within(REPORT_NODE_BUDGET);
+    let (runs, runs_exact) = conds.runs_within(REPORT_NODE_BUDGET);
     // Widening there only widens what rows are printed within: not a loss of precision.
     let widened_runs = super::cond::approximated() - before_runs;
     // Met while evaluating, those configurations were left out then (their branches were not
@@ -610,7 +610,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     // What the rows are printed within: running configurations where the count matters.
     let care = runs.and(&vacuous_cond.not());
     for mut o in alternatives {
-        o.cond = conds.without_raising(&o.cond);
+        o.cond = without_raising(conds, &o.cond, runs_exact.then_some(&runs));
         if !conds.feasible(&o.cond) {
             continue;
         }
@@ -663,7 +663,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         let covered = groups.iter().fold(conds.falsity(), |acc, g| acc.or(&g.cond));
         // (`runs` may stop at its node budget and keep configurations that raise: those are
         // taken out exactly here.)
-        let lost = conds.without_raising(&care.and(&covered.not()));
+        let lost = without_raising(conds, &care.and(&covered.not()), runs_exact.then_some(&runs));
         if super::cond::approximated() == before && conds.feasible(&lost) {
             groups.push(Group {
                 verdict: Verdict::Unknown,
@@ -878,6 +878,22 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
 }
 
 /// A blocker as the report names it.
+/// `cond` without the configurations that raise: one conjunction with them all (`runs`), when
+/// that was computed exactly and conjoins within its fuel; raise by raise otherwise. The same
+/// function either way; each row used to test itself against every raise, a tenth of a large
+/// trace.
+fn without_raising(conds: &super::cond::Conds, cond: &Cond, runs: Option<&Cond>) -> Cond {
+    if let Some(runs) = runs {
+        let before = super::cond::approximated();
+        let out = cond.and(runs);
+        if super::cond::approximated() == before {
+            return out;
+        }
+        super::cond::forget_approximations(before);
+    }
+    conds.without_raising(cond)
+}
+
 fn blocker_note(interp: &Interp, id: u32) -> Note {
     let b = &interp.blockers[id as usize];
     Note { location: Some(Location::new(interp.index, b.loc.file, b.loc.span)), what: b.what.clone() }

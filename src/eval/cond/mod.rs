@@ -423,7 +423,7 @@ impl Conds {
         let before = approximated();
         let products = self.products_unbounded(cond, care);
         if approximated() != before {
-            with(|t| t.approximated = before);
+            forget_approximations(before);
             return None;
         }
         products
@@ -553,7 +553,7 @@ impl Conds {
         let shown = self.decisive_unbounded(class, care, &mut own);
         *fuel -= given - own;
         if approximated() != before {
-            with(|t| t.approximated = before);
+            forget_approximations(before);
             return *class;
         }
         shown
@@ -605,7 +605,7 @@ impl Conds {
         // to build is wider, and the example may then break a constraint of `care`.
         let before = approximated();
         let within = self.constraints_for(cond).and(care);
-        with(|t| t.approximated = before);
+        forget_approximations(before);
         let cube = with(|t| t.constrained_cube(cond.0, within.0, EXAMPLE_SEARCH_NODES))?;
         // Tests of atoms `cond` does not depend on only keep the example inside `care` (which
         // the reader already knows: no raise, a factor other than 1): left out.
@@ -968,4 +968,10 @@ pub fn size(c: &Cond) -> usize {
 /// How many operations were too large and were over-approximated in this thread's table.
 pub fn approximated() -> usize {
     with(|t| t.approximated)
+}
+
+/// Takes back the approximations counted since `before`: an operation that was only tried (and
+/// whose approximate result was not used) is no loss of precision.
+pub fn forget_approximations(before: usize) {
+    with(|t| t.approximated = before);
 }
