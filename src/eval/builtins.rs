@@ -199,8 +199,13 @@ impl Interp<'_, '_> {
                     }
                     ("float", Value::Const(Constant::Int(i))) => Value::Const(Constant::Float(i as f64)),
                     ("int", Value::Const(Constant::Float(x))) => Value::Const(Constant::Int(x as i64)),
-                    // `int(t)` of a tensor is a Python integer (a count, a size): not data.
+                    // `int(t)` of a tensor is a Python integer (a count, a size), `str(x)` a
+                    // string: not data.
                     ("int", Value::Num(n)) if n.tensor => {
+                        let text = this.text(loc);
+                        this.sym(SymKey::At(loc, text.clone()), text, None)
+                    }
+                    ("str", Value::Num(_)) => {
                         let text = this.text(loc);
                         this.sym(SymKey::At(loc, text.clone()), text, None)
                     }

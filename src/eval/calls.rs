@@ -57,6 +57,11 @@ impl Args {
     }
 
     /// Whether some argument may be data (a number or tensor).
+    /// Whether some argument is the traced value (or a scalar derived from it).
+    pub fn carry_traced(&self) -> bool {
+        self.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced())))
+    }
+
     pub fn has_data(&self) -> bool {
         self.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))))
     }
@@ -354,7 +359,15 @@ impl Interp<'_, '_> {
                 Ok(result) => result,
                 Err(args) => {
                     let label = self.syms[*s as usize].label();
-                    self.call_unknown(&label, Some(*s), args, pc, loc)
+                    // A method of what an outside call returned (`load_inline(...).fused_gate`),
+                    // handed the traced value, is an outside kernel like the call itself: a
+                    // delegated application. Handed only data, it stays unresolved: it may read
+                    // what was put into an object it is given (a buffer), which is not followed.
+                    if self.outside_rooted(*s) && args.carry_traced() {
+                        self.call_external(&label, None, args, pc, loc)
+                    } else {
+                        self.call_unknown(&label, Some(*s), args, pc, loc)
+                    }
                 }
             },
             Value::Unknown(reason) => {
@@ -370,6 +383,18 @@ impl Interp<'_, '_> {
                 self.call(&value, args, pc, loc)
             }
             other => G::under(pc.clone(), Value::unknown(format!("calling {}", super::exprs::short_kind(other)))),
+        }
+    }
+
+    /// Whether the unknown value `s` is (an attribute of) what a callee outside the tree
+    /// returned.
+    fn outside_rooted(&self, mut s: SymId) -> bool {
+        loop {
+            match &self.syms[s as usize].key {
+                SymKey::Path(parent, _) => s = *parent,
+                SymKey::External(_) => return true,
+                _ => return false,
+            }
         }
     }
 

@@ -1720,3 +1720,19 @@ fn a_platform_fixes_its_predicates() {
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("not a platform"), "{}", bad.stderr);
 }
+
+#[test]
+fn a_kernel_loaded_at_run_time_is_an_outside_callee() {
+    // `module = load_jit(...)`; `module.fused_gate(x, out, factor)`: a delegated application
+    // written into `out`, whichever way the module was loaded (a cached `.so` found through a
+    // `pathlib.Path`, or compiled). The path was taken for data, the module with it, and the
+    // call for a tensor method not applying its argument: the correct block read NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.jit_method.JitGateMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["unresolved"], serde_json::json!([]), "{}", out.stdout);
+    let (_, verdict, _) = trace("trace/router", &["--entry", "gate.jit_method.TwiceJitGateMoE"]);
+    assert_eq!(verdict, "TWICE");
+    // A tensor method handed the factor without applying it (`clamp(max=factor)`) is not one.
+    let (_, verdict, _) = trace("trace/router", &["--entry", "gate.jit_method.ClampedMoE"]);
+    assert_eq!(verdict, "ONCE");
+}
