@@ -73,6 +73,15 @@ impl Platform {
         }
     }
 
+    /// Whether an atom, as the output names it, is one of the predicates `--platform` fixes
+    /// (`_is_hip`, `current_platform.is_rocm()`).
+    pub fn tests_platform(atom: &str) -> bool {
+        let name = atom.strip_prefix("not ").unwrap_or(atom);
+        WORDS.iter().any(|(word, _)| {
+            name == format!("_is_{word}") || name == format!("is_{word}()") || name.ends_with(&format!(".is_{word}()"))
+        })
+    }
+
     /// The assumptions the platform stands for: `is_WORD()` (a call, or a method of anything:
     /// `current_platform.is_WORD()`) and `_is_WORD` (the module variable that holds it), for
     /// every predicate word.

@@ -542,8 +542,12 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
     atoms.dedup_by(|a, b| a.name == b.name);
     if !atoms.is_empty() {
         let _ = writeln!(out, "\natoms (fix one with --assume):");
-        for atom in atoms {
+        for atom in &atoms {
             let _ = writeln!(out, "  {}   --assume {}", short(&atom.name), atom.assume_as);
+        }
+        // Platform predicates are fixed all at once.
+        if atoms.iter().any(|a| crate::eval::Platform::tests_platform(&a.name)) {
+            let _ = writeln!(out, "  (the platform predicates among them: all at once with --platform NAME)");
         }
     }
     if !report.assumptions.is_empty() {

@@ -30,7 +30,7 @@ const TERMINAL_VAR: u32 = u32::MAX;
 
 /// New nodes one operation may create before it is abandoned for an approximation.
 pub const OP_FUEL: usize = 200_000;
-/// Nodes the table may hold at most (about 0.6 GB with its memos).
+/// Nodes the table may hold at most (about 1 GB with its unique table and memos).
 pub const HARD_MAX_NODES: usize = 24_000_000;
 
 /// Memo entries each operation's memo starts with, and at most grows to.
