@@ -84,6 +84,10 @@ pub struct TraceReport {
     /// A step or decision-diagram bound stopped the evaluation before the end.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub stopped: bool,
+    /// The value was never read while evaluating the entry (no origin): NEVER then says only
+    /// that; the name or the entry may not be the intended one.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub never_read: bool,
     /// When no configuration reaches the end (and no bound stopped the evaluation): the places
     /// that raise, widest first, each with the share of configurations it ends.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -867,6 +871,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
         unresolved,
         bounds,
         stopped,
+        never_read: !interp.hops.iter().any(|h| h.kind == super::trace::HopKind::Origin),
         raises,
         stats: TraceStats {
             steps: interp.steps.min(super::interp::MAX_STEPS),

@@ -377,6 +377,14 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
         serde_json::to_value(report.verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     let _ =
         writeln!(out, "{} on the output of {}.{}: {verdict}", report.value, report.entry, report.methods.join(", "));
+    if report.never_read {
+        let _ = writeln!(
+            out,
+            "  {} is never read on this path (no `.{}`, `getattr(..., \"{}\")` or parameter of that name): \
+             check the name and the entry",
+            report.value, report.value, report.value
+        );
+    }
     let name =
         |v: Verdict| serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     let exponent = |e: Option<i32>, all: &[i32]| match e {

@@ -1736,3 +1736,19 @@ fn a_kernel_loaded_at_run_time_is_an_outside_callee() {
     let (_, verdict, _) = trace("trace/router", &["--entry", "gate.jit_method.ClampedMoE"]);
     assert_eq!(verdict, "ONCE");
 }
+
+#[test]
+fn a_value_never_read_says_so() {
+    // A misspelled name (or an entry that does not hold the value) is NEVER, and the output
+    // says the value was never read rather than leaving it to be taken for a missing scale.
+    let out = run(&crate::example(), &["trace", "routed_scale", "--entry", "TinyMoeForCausalLM", "--format", "json"]);
+    assert_eq!(out.json()["verdict"], "NEVER");
+    assert_eq!(out.json()["never_read"], true);
+    let text = run(&crate::example(), &["trace", "routed_scale", "--entry", "TinyMoeForCausalLM"]);
+    assert!(text.stdout.contains("routed_scale is never read on this path"), "{}", text.stdout);
+    let read = run(
+        &crate::example(),
+        &["trace", "routed_scaling_factor", "--entry", "TinyMoeForCausalLM", "--format", "json"],
+    );
+    assert!(read.json().get("never_read").is_none());
+}
