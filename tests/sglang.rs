@@ -203,8 +203,8 @@ fn sglang_trace_of_the_components() {
     let rows = hash["rows"].as_array().unwrap();
     let path = "sglang/srt/layers/moe/hash_topk.py";
     // (Each row's configurations, product by product: with fused shared slots the constructor
-    // raises when the flag is on (hash_topk.py:75), so a product may say `slots > 0` instead of
-    // the flag being off.)
+    // raises when the flag is on (hash_topk.py:75), so a product may say `slots > 0`, or
+    // `slots == 1`, which implies it, instead of the flag being off.)
     let holds = |product: &serde_json::Value, atom: &str, value: bool| {
         product.as_array().unwrap().iter().any(|lit| lit["atom"] == atom && lit["value"] == value)
     };
@@ -214,7 +214,8 @@ fn sglang_trace_of_the_components() {
         assert!(!row["conditions"].as_array().unwrap().is_empty(), "{row:#}");
         for product in row["conditions"].as_array().unwrap() {
             let flag_off = holds(product, "apply_routed_scaling_factor_on_output", false)
-                || holds(product, "get_model().shared_experts.num_shared_topk_slots > 0", true);
+                || holds(product, "get_model().shared_experts.num_shared_topk_slots > 0", true)
+                || holds(product, "get_model().shared_experts.num_shared_topk_slots == 1", true);
             assert_eq!(multiplies, !flag_off, "{row:#}");
         }
         if row["verdict"] == "INVERSE" {
@@ -415,10 +416,12 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
     assert!(fused_lines.contains(&995) && fused_lines.is_subset(&BTreeSet::from([995, 1020])), "{fused_rows:#?}");
     for row in fused_rows {
         if row_sites(row).iter().any(|(path, line, _)| path == runner && *line == 1020) {
+            // (`topk == 1` says it too: it implies `not (topk > 2)`, which is then not printed.)
             let small_topk = |lits: &Value| {
                 lits.as_array().unwrap().iter().any(|l| {
-                    ["topk_ids.shape[1] > 2", "topk > 2"].contains(&l["atom"].as_str().unwrap_or(""))
-                        && l["value"] == false
+                    let atom = l["atom"].as_str().unwrap_or("");
+                    (["topk_ids.shape[1] > 2", "topk > 2"].contains(&atom) && l["value"] == false)
+                        || (["topk_ids.shape[1] == 1", "topk == 1"].contains(&atom) && l["value"] == true)
                 })
             };
             let products = row["conditions"].as_array().unwrap();

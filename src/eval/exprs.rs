@@ -354,6 +354,24 @@ impl Interp<'_, '_> {
         out
     }
 
+    /// `value op c` for the unknown value `s` and a number `c`: `x > c` and `x >= c` are atoms,
+    /// `x <= c` and `x < c` their negations.
+    fn above_atom(&mut self, s: SymId, op: CmpOp, c: &Constant, value: &Value, text: &str) -> Cond {
+        let (strict, negated) = match op {
+            CmpOp::Gt => (true, false),
+            CmpOp::GtE => (false, false),
+            CmpOp::Lt => (false, true),
+            _ => (true, true),
+        };
+        let bound = super::cond::numeric(c).unwrap_or_default();
+        // (-0.0 and 0.0 are one bound.)
+        let bits = if bound == 0.0 { 0.0f64.to_bits() } else { bound.to_bits() };
+        let label = self.value_label(value, text);
+        let display = format!("{label} {} {c}", if strict { ">" } else { ">=" });
+        let holds = self.atom(AtomKey::Above { sym: s, bits, strict }, || display);
+        if negated { holds.not() } else { holds }
+    }
+
     fn compare_values(
         &mut self,
         left: &Value,
@@ -483,6 +501,20 @@ impl Interp<'_, '_> {
                 self.conds.falsity()
             }
             (Value::Class(a), Is | Eq, Value::Class(b)) => self.conds.constant(a == b),
+            // `x > 2`, `x <= 0`, `2 < x`: whether the value is above a number, one atom linked
+            // to its other atoms (`x > 2` implies `x > 1`, and that `x` is truthy).
+            (Value::Sym(s), Lt | LtE | Gt | GtE, Value::Const(c)) if super::cond::numeric(c).is_some() => {
+                self.above_atom(*s, base, c, left, left_text)
+            }
+            (Value::Const(c), Lt | LtE | Gt | GtE, Value::Sym(s)) if super::cond::numeric(c).is_some() => {
+                let mirrored = match base {
+                    Lt => Gt,
+                    LtE => GtE,
+                    Gt => Lt,
+                    _ => LtE,
+                };
+                self.above_atom(*s, mirrored, c, right, right_text)
+            }
             (Value::Const(Constant::Int(a)), Lt | LtE | Gt | GtE, Value::Const(Constant::Int(b))) => {
                 let r = match base {
                     Lt => a < b,

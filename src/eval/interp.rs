@@ -542,17 +542,25 @@ impl<'r, 'a> Interp<'r, 'a> {
         let cond = self.conds.atom(key.clone(), display);
         if self.conds.atoms().len() > before {
             let atom = self.conds.atoms()[before].clone();
-            let names: Vec<String> = match &atom.key {
-                AtomKey::Truthy(s) | AtomKey::Equals(s, _) | AtomKey::IsClass(s, _) => {
-                    let sym = &self.syms[*s as usize];
+            let names: Vec<String> = match atom.key.about() {
+                Some(s) => {
+                    let sym = &self.syms[s as usize];
                     std::iter::once(sym.display.clone()).chain(sym.aliases.iter().cloned()).collect()
                 }
-                AtomKey::Test(_) | AtomKey::PerProgram(_) | AtomKey::Selector { .. } => vec![atom.display.clone()],
+                None => vec![atom.display.clone()],
             };
             if let Some(assume) = self.assumes.iter().find(|a| names.iter().any(|n| names_match(&a.name, n))) {
                 assume.used.set(true);
                 if let Some(holds) = assumed_truth(&atom.key, &assume.value) {
                     self.conds.fix(before, holds);
+                }
+            } else if let (AtomKey::Above { .. }, Some(assume)) =
+                (&atom.key, self.assumes.iter().find(|a| names_match(&a.name, &atom.display)))
+            {
+                // The comparison itself named (`--assume 'config.n_group > 1=true'`).
+                assume.used.set(true);
+                if let AssumedValue::Const(c) = &assume.value {
+                    self.conds.fix(before, super::cond::constant_truthy(c));
                 }
             }
         }
@@ -584,7 +592,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             .atoms()
             .iter()
             .enumerate()
-            .filter(|(_, a)| matches!(&a.key, AtomKey::Truthy(x) | AtomKey::Equals(x, _) | AtomKey::IsClass(x, _) if *x == s))
+            .filter(|(_, a)| a.key.about() == Some(s))
             .map(|(i, a)| (i, a.key.clone()))
             .collect();
         for (atom, key) in about {
@@ -1645,6 +1653,12 @@ fn assumed_truth(key: &AtomKey, value: &AssumedValue) -> Option<bool> {
             Some(c == expected || matches!((c, expected), (Constant::Str(a), b) if *a == b.to_string()))
         }
         (AtomKey::IsClass(_, class), AssumedValue::Class(assumed)) => Some(class == assumed),
+        // The value assumed: whether it is above the bound.
+        (AtomKey::Above { bits, strict, .. }, AssumedValue::Const(c)) => {
+            let v = super::cond::numeric(c)?;
+            let bound = f64::from_bits(*bits);
+            Some(if *strict { v > bound } else { v >= bound })
+        }
         _ => None,
     }
 }

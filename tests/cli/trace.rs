@@ -1752,3 +1752,18 @@ fn a_value_never_read_says_so() {
     );
     assert!(read.json().get("never_read").is_none());
 }
+
+#[test]
+fn comparisons_of_one_value_with_numbers_are_linked() {
+    // `n_group > 1` and `n_group <= 1` are one atom and its negation: once. (They were two
+    // atoms: TWICE where both held, NEVER where neither did.)
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.thresholds.GroupedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    // `n_group > 1` implies `n_group` is truthy: no TWICE; NEVER exactly for a truthy value not
+    // above 1 (a single group).
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.thresholds.UngroupedOnlyMoE"]);
+    assert_eq!(verdict, "NEVER", "{}", out.stdout);
+    let rows = rows(&out);
+    assert!(!rows.iter().any(|r| r.0 == "TWICE"), "{rows:?}");
+    assert!(rows.contains(&("NEVER".into(), 0, "config.n_group <= 1 and config.n_group".into())), "{rows:?}");
+}

@@ -129,10 +129,68 @@ pub enum AtomKey {
     /// A test in a device kernel on what differs between its program instances (its position,
     /// data it loaded), by where it is: not a configuration (see `device.rs`).
     PerProgram(Loc),
+    /// The symbol's value is above a number: `x > c` (`strict`) or `x >= c`, `c` as the bits of
+    /// an `f64` (`x < c` and `x <= c` are their negations). Linked to the value's other atoms
+    /// (`x > 2` implies `x > 1` and that `x` is truthy; `x == 0` rules it out).
+    Above { sym: SymId, bits: u64, strict: bool },
     /// Bit `bit` of which combination of its arguments' alternatives a device kernel was
     /// handed, while it is evaluated apart from its caller's conditions (`depth`: how many such
     /// evaluations enclose it). Substituted by the real conditions when the kernel returns.
     Selector { depth: u32, bit: u32 },
+}
+
+impl AtomKey {
+    /// The symbol the atom is about, when it tests one value.
+    pub fn about(&self) -> Option<SymId> {
+        match self {
+            AtomKey::Truthy(s) | AtomKey::Equals(s, _) | AtomKey::IsClass(s, _) | AtomKey::Above { sym: s, .. } => {
+                Some(*s)
+            }
+            AtomKey::Test(_) | AtomKey::PerProgram(_) | AtomKey::Selector { .. } => None,
+        }
+    }
+}
+
+/// What atom `a` (condition `va`) says of atom `b` (`vb`), both about one value, as a
+/// constraint (`None`: nothing). Called both ways round.
+fn linked(a: &AtomKey, va: &Cond, b: &AtomKey, vb: &Cond) -> Option<Cond> {
+    let implies = |x: &Cond, y: &Cond| x.not().or(y);
+    match (a, b) {
+        // A value equals at most one constant; an object has at most one class.
+        (AtomKey::Equals(_, x), AtomKey::Equals(_, y)) if x != y => Some(va.and(vb).not()),
+        (AtomKey::IsClass(_, x), AtomKey::IsClass(_, y)) if x != y => Some(va.and(vb).not()),
+        // `x == c` decides whether `x` is truthy, and whether it is above a number.
+        (AtomKey::Equals(_, c), AtomKey::Truthy(_)) => {
+            Some(implies(va, &if constant_truthy(c) { *vb } else { vb.not() }))
+        }
+        (AtomKey::Equals(_, c), AtomKey::Above { bits, strict, .. }) => {
+            let v = numeric(c)?;
+            let bound = f64::from_bits(*bits);
+            let holds = if *strict { v > bound } else { v >= bound };
+            Some(implies(va, &if holds { *vb } else { vb.not() }))
+        }
+        // Above a larger number is above a smaller one; above 0 (or at least some positive
+        // number) is truthy.
+        (AtomKey::Above { bits: x, strict: sx, .. }, AtomKey::Above { bits: y, strict: sy, .. }) => {
+            let (x, y) = (f64::from_bits(*x), f64::from_bits(*y));
+            (x > y || (x == y && *sx && !*sy)).then(|| implies(va, vb))
+        }
+        (AtomKey::Above { bits, strict, .. }, AtomKey::Truthy(_)) => {
+            let bound = f64::from_bits(*bits);
+            (bound > 0.0 || (bound == 0.0 && *strict)).then(|| implies(va, vb))
+        }
+        _ => None,
+    }
+}
+
+/// The number a constant is in an ordered comparison (`True` is 1).
+pub fn numeric(c: &Constant) -> Option<f64> {
+    match c {
+        Constant::Int(i) => Some(*i as f64),
+        Constant::Float(x) => Some(*x),
+        Constant::Bool(b) => Some(f64::from(u8::from(*b))),
+        Constant::None | Constant::Str(_) => None,
+    }
 }
 
 /// The arguments of a device kernel evaluated apart: per feasible combination of their
@@ -245,37 +303,21 @@ impl Conds {
         }
         let index = self.atoms.len();
         let var = Self::var(index);
-        let sym = match &key {
-            AtomKey::Truthy(s) | AtomKey::Equals(s, _) | AtomKey::IsClass(s, _) => Some(*s),
-            AtomKey::Test(_) | AtomKey::PerProgram(_) | AtomKey::Selector { .. } => None,
-        };
+        let sym = key.about();
         if matches!(key, AtomKey::PerProgram(_)) {
             self.per_program.insert(index as u32);
         }
         if let Some(sym) = sym {
             let mut group = self.groups.get(&sym).copied().unwrap_or(Cond(TRUE));
             for (other_key, &other) in &self.by_key {
-                let other_var = Self::var(other);
-                // A value equals at most one constant; an object has at most one class.
-                let exclusive = match (&key, other_key) {
-                    (AtomKey::Equals(a, x), AtomKey::Equals(b, y)) => a == b && x != y,
-                    (AtomKey::IsClass(a, x), AtomKey::IsClass(b, y)) => a == b && x != y,
-                    _ => false,
-                };
-                if exclusive {
-                    group = group.and(&var.and(&other_var).not());
+                if other_key.about() != Some(sym) {
+                    continue;
                 }
-                // `x == c` decides whether `x` is truthy.
-                match (&key, other_key) {
-                    (AtomKey::Equals(a, c), AtomKey::Truthy(b)) if a == b => {
-                        let implied = if constant_truthy(c) { other_var } else { other_var.not() };
-                        group = group.and(&var.not().or(&implied));
+                let other_var = Self::var(other);
+                for link in [linked(&key, &var, other_key, &other_var), linked(other_key, &other_var, &key, &var)] {
+                    if let Some(link) = link {
+                        group = group.and(&link);
                     }
-                    (AtomKey::Truthy(a), AtomKey::Equals(b, c)) if a == b => {
-                        let implied = if constant_truthy(c) { var } else { var.not() };
-                        group = group.and(&other_var.not().or(&implied));
-                    }
-                    _ => {}
                 }
             }
             if self.groups.get(&sym) != Some(&group) {
@@ -363,8 +405,8 @@ impl Conds {
             return out;
         }
         for atom in self.support(cond) {
-            if let AtomKey::Truthy(s) | AtomKey::Equals(s, _) | AtomKey::IsClass(s, _) = &self.atoms[atom].key {
-                if let Some(group) = self.groups.get(s) {
+            if let Some(s) = self.atoms[atom].key.about() {
+                if let Some(group) = self.groups.get(&s) {
                     out = out.and(group);
                 }
             }
@@ -685,7 +727,18 @@ impl Conds {
     /// One literal: the atom's name, or its negation.
     pub fn literal(&self, atom: usize, holds: bool) -> String {
         let display = self.atoms[atom].name();
-        if holds { display.to_string() } else { crate::resolve::negate(display) }
+        if holds {
+            return display.to_string();
+        }
+        // `not (x > 2)` reads `x <= 2`.
+        if matches!(self.atoms[atom].key, AtomKey::Above { .. }) {
+            for (op, flipped) in [(" >= ", " < "), (" > ", " <= ")] {
+                if let Some((l, r)) = display.rsplit_once(op) {
+                    return format!("{l}{flipped}{r}");
+                }
+            }
+        }
+        crate::resolve::negate(display)
     }
 
     /// The condition that atom `index` has value `holds`.
@@ -837,6 +890,31 @@ mod tests {
         assert!(!conds.feasible(&x.and(&y)));
         // `x == "fi" and not (x == "ep")` prints without the implied literal.
         assert_eq!(conds.render(&y.and(&x.not())), "x == \"fi\"");
+    }
+
+    #[test]
+    fn comparisons_with_numbers_are_linked_to_each_other_and_to_the_value() {
+        let mut conds = Conds::default();
+        let above = |conds: &mut Conds, bound: f64, strict: bool| {
+            let text = format!("x {} {bound}", if strict { ">" } else { ">=" });
+            conds.atom(AtomKey::Above { sym: 0, bits: bound.to_bits(), strict }, || text)
+        };
+        let gt2 = above(&mut conds, 2.0, true);
+        let gt1 = above(&mut conds, 1.0, true);
+        let ge2 = above(&mut conds, 2.0, false);
+        let truthy = conds.atom(AtomKey::Truthy(0), || "x".into());
+        let is1 = conds.atom(AtomKey::Equals(0, Constant::Int(1)), || "x == 1".into());
+        // x > 2 implies x > 1, x >= 2 and that x is truthy; x == 1 is none of those.
+        assert!(!conds.feasible(&gt2.and(&gt1.not())));
+        assert!(!conds.feasible(&gt2.and(&ge2.not())));
+        assert!(!conds.feasible(&gt1.and(&truthy.not())));
+        assert!(!conds.feasible(&is1.and(&gt1)));
+        assert!(conds.feasible(&is1.and(&gt1.not()).and(&truthy)));
+        // Not linked the other way: x >= 2 need not be above 2.
+        assert!(conds.feasible(&ge2.and(&gt2.not())));
+        // The negation reads as the other comparison.
+        assert_eq!(conds.render(&gt2.not()), "x <= 2");
+        assert_eq!(conds.render(&ge2.not().and(&gt1)), "x > 1 and x < 2");
     }
 
     #[test]
