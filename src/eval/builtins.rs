@@ -201,11 +201,7 @@ impl Interp<'_, '_> {
                     ("int", Value::Const(Constant::Float(x))) => Value::Const(Constant::Int(x as i64)),
                     // `int(t)` of a tensor is a Python integer (a count, a size), `str(x)` a
                     // string: not data.
-                    ("int", Value::Num(n)) if n.tensor => {
-                        let text = this.text(loc);
-                        this.sym(SymKey::At(loc, text.clone()), text, None)
-                    }
-                    ("str", Value::Num(_)) => {
+                    (_, Value::Num(n)) if name == "str" || (name == "int" && n.tensor) => {
                         let text = this.text(loc);
                         this.sym(SymKey::At(loc, text.clone()), text, None)
                     }

@@ -960,11 +960,10 @@ impl Interp<'_, '_> {
             // result of an outside call): its sizes are numbers, not data. Taken for data, they
             // made every buffer allocated with them a tensor dimension, and every size computed
             // from those (`total_tokens = num_tokens * topk + padded`) data too.
-            Value::Num(n) if n.tensor && attr == "shape" => {
-                let text = self.text(loc);
-                G::under(*pc, self.sym(SymKey::At(loc, text.clone()), text, None))
-            }
-            Value::ExternalObj(_) | Value::Method(..) if attr == "shape" => {
+            v if attr == "shape"
+                && (matches!(v, Value::Num(n) if n.tensor)
+                    || matches!(v, Value::ExternalObj(_) | Value::Method(..))) =>
+            {
                 let text = self.text(loc);
                 G::under(*pc, self.sym(SymKey::At(loc, text.clone()), text, None))
             }

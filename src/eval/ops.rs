@@ -475,11 +475,10 @@ impl Interp<'_, '_> {
             // Integer or boolean data (expert ids, masks, positions) carries no scale: a routing
             // kernel returning weights and ids gives both the scale of what it was handed, and
             // the ids lose it where the code makes them integers (`topk_ids.to(torch.int32)`).
-            "int" | "long" | "short" | "bool" | "byte" | "char" | "argmax" | "argmin" | "argsort" | "nonzero" => {
-                G::under(*pc, Value::Num(Rc::new(Num { shape: n.shape, ..Num::plain_tensor() })))
-            }
-            "to" | "type"
-                if first.clone().or_else(|| keyword(&args, "dtype")).is_some_and(|g| is_integer_dtype(&g)) =>
+            _ if matches!(name, "int" | "long" | "short" | "bool" | "byte" | "char")
+                || matches!(name, "argmax" | "argmin" | "argsort" | "nonzero")
+                || (matches!(name, "to" | "type")
+                    && first.clone().or_else(|| keyword(&args, "dtype")).is_some_and(|g| is_integer_dtype(&g))) =>
             {
                 G::under(*pc, Value::Num(Rc::new(Num { shape: n.shape, ..Num::plain_tensor() })))
             }
@@ -1182,14 +1181,15 @@ fn is_integer_dtype(dtype: &G) -> bool {
     !dtype.is_empty()
         && dtype.iter().all(|(_, v)| match v {
             Value::External(path) => {
-                let name = path.rsplit('.').next().unwrap_or("");
-                path.starts_with("torch.")
-                    && (name.starts_with("int")
-                        || name.starts_with("uint")
-                        || matches!(name, "long" | "short" | "bool"))
+                path.starts_with("torch.") && integer_dtype_name(path.rsplit('.').next().unwrap_or(""))
             }
             _ => false,
         })
+}
+
+/// Whether a dtype's name (`int32`, `uint8`, `long`, `bool`) is an integer or boolean one.
+pub fn integer_dtype_name(name: &str) -> bool {
+    name.starts_with("int") || name.starts_with("uint") || matches!(name, "long" | "short" | "bool")
 }
 
 /// Whether `name` is a method of `torch.Tensor` (those a traced scalar may be handed without

@@ -478,14 +478,7 @@ fn is_float_allocation(value: &Expr) -> bool {
     }
     let dtype = call.arguments.keywords.iter().find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == "dtype"));
     match dtype.map(|k| &k.value) {
-        Some(Expr::Attribute(a)) => {
-            let name = a.attr.id.as_str();
-            !(name.starts_with("int")
-                || name.starts_with("uint")
-                || name == "long"
-                || name == "bool"
-                || name == "short")
-        }
+        Some(Expr::Attribute(a)) => !super::ops::integer_dtype_name(a.attr.id.as_str()),
         _ => true,
     }
 }
