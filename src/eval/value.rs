@@ -259,6 +259,22 @@ fn holds_scaled_data(value: &Value) -> bool {
     }
 }
 
+/// `a`'s parts with the blockers of `b`'s, when the two differ only in which unknown callee
+/// each part went through (a part unknown in one is unknown in the other).
+fn merged_blockers(a: &[Part], b: &[Part]) -> Option<Vec<Part>> {
+    if a.len() != b.len() {
+        return None;
+    }
+    let mut merged = Vec::with_capacity(a.len());
+    for (x, y) in a.iter().zip(b) {
+        if x.exp != y.exp || x.sites != y.sites || x.chain != y.chain || x.unknown.is_some() != y.unknown.is_some() {
+            return None;
+        }
+        merged.push(Part { unknown: Part::first_unknown(x.unknown, y.unknown), ..x.clone() });
+    }
+    Some(merged)
+}
+
 impl G {
     pub fn one(conds: &Conds, value: Value) -> G {
         G(vec![(conds.truth(), value)])
@@ -305,6 +321,17 @@ impl G {
                         *v = Value::Num(Rc::new(Num { shape: None, ..(**a).clone() }));
                     }
                     return;
+                }
+                // Data of one scale that went through different unknown callees is one
+                // alternative: either way its scale is not known, and the first callee met
+                // stands for the others (as when two such parts combine).
+                if a.tensor == b.tensor {
+                    if let Some(parts) = merged_blockers(&a.parts, &b.parts) {
+                        *c = c.or(&cond);
+                        let shape = if a.shape == b.shape { a.shape } else { None };
+                        *v = Value::Num(Rc::new(Num { tensor: a.tensor, parts, shape }));
+                        return;
+                    }
                 }
                 continue;
             }

@@ -1767,3 +1767,32 @@ fn comparisons_of_one_value_with_numbers_are_linked() {
     assert!(!rows.iter().any(|r| r.0 == "TWICE"), "{rows:?}");
     assert!(rows.contains(&("NEVER".into(), 0, "config.n_group <= 1 and config.n_group".into())), "{rows:?}");
 }
+
+#[test]
+fn data_through_different_unknown_callees_is_one_alternative() {
+    // Seven backends (six through a callee not seen into) times four modes: kept apart by
+    // callee, 28 histories, more than a value keeps, and the cut put backends that went through
+    // an unknown callee in a ONCE row. Which unknown callee it was does not change what is
+    // known: eight histories, nothing cut, every such backend UNKNOWN.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.blockers.ManyBackendsMoE"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["bounds"].as_array().unwrap().len(), 0, "{}", out.stdout);
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 8, "{}", out.stdout);
+    assert!(rows.iter().all(|r| r["cut_at_bound"] != true && r["exponent"] == 1), "{}", out.stdout);
+    let once: Vec<&str> = json["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["verdict"] == "ONCE")
+        .map(|v| v["when"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        once,
+        ["not (config.backend == \"a\") and not (config.backend == \"b\") and not (config.backend == \"c\") and not \
+          (config.backend == \"d\") and not (config.backend == \"e\") and not (config.backend == \"f\")"],
+        "{}",
+        out.stdout
+    );
+}
