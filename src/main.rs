@@ -161,7 +161,7 @@ fn trace_options(
     };
     let mut assumes = Vec::new();
     for spec in &args.assumes {
-        let Some((name, value)) = spec.split_once('=') else {
+        let Some((name, value)) = split_assume(spec) else {
             return Err(format!("--assume `{spec}`: expected NAME=VALUE"));
         };
         let value = value.trim();
@@ -230,4 +230,29 @@ fn trace_options(
         kernel_files.push((path.display().to_string(), text));
     }
     Ok(scaletrace::eval::TraceOptions { value: args.value.clone(), entry, methods, assumes, origin, kernel_files })
+}
+
+/// `NAME=VALUE` split at its `=`: the last one outside quotes that is not part of a comparison
+/// (`==`, `!=`, `<=`, `>=`), so an atom's text can be the name (`'i < n=true'`, `'a == b=true'`)
+/// and a quoted value can hold one (`NAME="a=b"`).
+fn split_assume(spec: &str) -> Option<(&str, &str)> {
+    let bytes = spec.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut at = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'"' || b == b'\'' => quote = Some(b),
+            None if b == b'=' => {
+                let before = i.checked_sub(1).map(|j| bytes[j]);
+                let after = bytes.get(i + 1).copied();
+                if !matches!(before, Some(b'=' | b'!' | b'<' | b'>')) && after != Some(b'=') {
+                    at = Some(i);
+                }
+            }
+            None => {}
+        }
+    }
+    at.map(|i| (&spec[..i], &spec[i + 1..]))
 }

@@ -556,7 +556,7 @@ impl Interp<'_, '_> {
         {
             assume.used.set(true);
             if let super::interp::AssumedValue::Const(v) = &assume.value {
-                let equal = consts_equal(v, c) || matches!((v, c), (Constant::Str(a), b) if a == &b.to_string());
+                let equal = super::interp::assumed_equals(v, c);
                 return self.conds.constant(equal);
             }
         }

@@ -1026,6 +1026,9 @@ impl<'r, 'a> Interp<'r, 'a> {
             if crate::resolve::BUILTINS.contains(&name) {
                 return G::one(&self.conds, Value::Builtin(Rc::from(name)));
             }
+            if let Some(g) = self.module_getattr(file, name, loc) {
+                return g;
+            }
             return G::one(&self.conds, Value::unknown(format!("`{name}` is not defined in {module}")));
         }
         // Later bindings win where their guards hold (a module runs top to bottom).
@@ -1154,6 +1157,31 @@ impl<'r, 'a> Interp<'r, 'a> {
             None if self.index.is_package(dotted) => Value::Namespace(Rc::from(dotted)),
             None => Value::External(Rc::from(dotted)),
         }
+    }
+
+    /// A name a module does not define: its module-level `__getattr__` (PEP 562) answers it,
+    /// as vLLM's `envs.VLLM_X` reads the environment through one. Called with the name, once
+    /// (the answer is the module global's).
+    fn module_getattr(&mut self, file: FileId, name: &str, loc: Loc) -> Option<G> {
+        if name.starts_with("__")
+            || !self.index.file(file).facts.bindings.iter().any(|b| b.name.as_str() == "__getattr__")
+        {
+            return None;
+        }
+        let hook = self.global(file, "__getattr__", loc);
+        if !hook.iter().any(|(_, v)| matches!(v, Value::Func(_))) {
+            return None;
+        }
+        let tt = self.conds.truth();
+        let key = G::one(&self.conds, Value::Const(Constant::Str(name.to_string())));
+        let args = super::calls::Args {
+            positional: vec![super::calls::Arg { value: key, loc: None }],
+            ..super::calls::Args::default()
+        };
+        let g = self.call(&hook, args, &tt, loc);
+        // Named after the attribute, as a module global is after its variable.
+        self.name_condition(&g, name);
+        Some(G(g.0.into_iter().map(|(c, v)| (c, self.name_symbol(v, name))).collect()))
     }
 
     pub fn import_from(&mut self, module: &str, name: &str, loc: Loc) -> G {
@@ -1645,13 +1673,28 @@ pub fn find_expr(suite: &[ruff_python_ast::Stmt], range: Span) -> Option<&ruff_p
     finder.found
 }
 
+/// Whether an assumed constant is the one a test compares with. A value given on the command
+/// line may be written bare where the code compares a string (`SGLANG_CUTLASS_MOE=1` against
+/// `== "1"`: environment values are strings), or quoted where it compares a number.
+pub fn assumed_equals(assumed: &Constant, expected: &Constant) -> bool {
+    let equal = match (assumed, expected) {
+        (Constant::Int(x), Constant::Float(y)) | (Constant::Float(y), Constant::Int(x)) => (*x as f64) == *y,
+        (Constant::Bool(x), Constant::Int(y)) | (Constant::Int(y), Constant::Bool(x)) => (*x as i64) == *y,
+        _ => assumed == expected,
+    };
+    equal
+        || match (assumed, expected) {
+            (Constant::Str(a), b) if !matches!(b, Constant::Str(_)) => *a == b.to_string(),
+            (a, Constant::Str(b)) if !matches!(a, Constant::Str(_)) => a.to_string() == *b,
+            _ => false,
+        }
+}
+
 /// What an assumed value says about an atom.
 fn assumed_truth(key: &AtomKey, value: &AssumedValue) -> Option<bool> {
     match (key, value) {
         (AtomKey::Truthy(_) | AtomKey::Test(_), AssumedValue::Const(c)) => Some(super::cond::constant_truthy(c)),
-        (AtomKey::Equals(_, expected), AssumedValue::Const(c)) => {
-            Some(c == expected || matches!((c, expected), (Constant::Str(a), b) if *a == b.to_string()))
-        }
+        (AtomKey::Equals(_, expected), AssumedValue::Const(c)) => Some(assumed_equals(c, expected)),
         (AtomKey::IsClass(_, class), AssumedValue::Class(assumed)) => Some(class == assumed),
         // The value assumed: whether it is above the bound.
         (AtomKey::Above { bits, strict, .. }, AssumedValue::Const(c)) => {

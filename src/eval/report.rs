@@ -982,16 +982,49 @@ fn site_out(interp: &Interp, id: SiteId, care: &Cond, fuel: &mut usize) -> SiteO
     }
 }
 
-/// How to pin an atom with `--assume`: `NAME=true` for a plain atom, the symbol and value for
-/// an equality, the class for an "is" atom.
+/// How to pin an atom with `--assume`, as a shell word: `NAME=true` for a plain atom, the
+/// symbol and value for an equality, the class for an "is" atom.
 fn assume_spelling(atom: &str) -> String {
+    shell_word(&assignment(atom))
+}
+
+fn assignment(atom: &str) -> String {
     if let Some((lhs, rhs)) = atom.split_once(" == ") {
-        return format!("{lhs}={}", rhs.trim_matches('"'));
+        let one_operand = !lhs.contains(" and ") && !lhs.contains(" or ") && !lhs.starts_with("not ");
+        let string = rhs.strip_prefix('"').and_then(|r| r.strip_suffix('"')).filter(|s| !s.contains('"'));
+        if one_operand {
+            match string {
+                // A bare word reads back as that string; anything else keeps its quotes.
+                Some(s) if reads_back_as_string(s) => return format!("{lhs}={s}"),
+                Some(s) => return format!("{lhs}=\"{s}\""),
+                None if rhs.parse::<f64>().is_ok() || matches!(rhs, "True" | "False" | "None") => {
+                    return format!("{lhs}={rhs}");
+                }
+                None => {}
+            }
+        }
     }
     if let Some((lhs, rhs)) = atom.split_once(" is ") {
         if !rhs.contains(' ') {
             return format!("{lhs}={rhs}");
         }
     }
-    if atom.contains(' ') { format!("'{atom}'=true") } else { format!("{atom}=true") }
+    format!("{atom}=true")
+}
+
+/// Whether `--assume NAME=s`, unquoted, means what `== "s"` tests: not a boolean or `None`
+/// (a number is taken for its digits when the code compares a string).
+fn reads_back_as_string(s: &str) -> bool {
+    !s.is_empty()
+        && !matches!(s, "true" | "True" | "false" | "False" | "None")
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':'))
+}
+
+/// `text` as one shell word: in single quotes unless every character is safe bare.
+fn shell_word(text: &str) -> String {
+    if text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | ',')) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }

@@ -1796,3 +1796,59 @@ fn data_through_different_unknown_callees_is_one_alternative() {
         out.stdout
     );
 }
+
+#[test]
+fn a_module_getattr_answers_its_missing_names() {
+    // `envs.SIMULATE_ROUTING` comes from the module's `__getattr__` (PEP 562): one environment
+    // read wherever it is read, under whatever local name. (It was an unknown value per read:
+    // the fusing setting, read twice, was two atoms, and the block read MIXED with a TWICE row.)
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_env_moe.LazyEnvMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    let rows = rows(&out);
+    assert_eq!(
+        rows,
+        [
+            ("ONCE".into(), 1, "SIMULATE_ROUTING == \"\" and FUSE_SCALE".into()),
+            ("ONCE".into(), 1, "SIMULATE_ROUTING == \"\" and not FUSE_SCALE".into()),
+            ("NEVER".into(), 0, "not (SIMULATE_ROUTING == \"\")".into()),
+        ],
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn every_assume_spelling_the_output_suggests_fixes_its_atom() {
+    // The `--assume` printed beside each atom, passed back as the shell would pass it, matches:
+    // equalities with an empty or numeric string, comparisons, tests of whole expressions.
+    let entries: [(&str, &str); 4] = [
+        ("trace/router", "gate.lazy_env_moe.LazyEnvMoE"),
+        ("trace/router", "gate.thresholds.GroupedMoE"),
+        ("trace/router", "BufferRouter"),
+        ("trace/dispatch", "net.model.Model"),
+    ];
+    let mut checked = 0;
+    for (tree, entry) in entries {
+        let (_, _, out) = trace(tree, &["--entry", entry]);
+        for atom in out.json()["atoms"].as_array().unwrap() {
+            let spelled = atom["assume_as"].as_str().unwrap();
+            // What the shell hands over for that word.
+            let word = match spelled.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+                Some(quoted) => quoted.replace("'\\''", "'"),
+                None => spelled.to_string(),
+            };
+            let (_, _, fixed) = trace(tree, &["--entry", entry, "--assume", &word]);
+            let json = fixed.json();
+            let assumption = &json["assumptions"].as_array().unwrap()[0];
+            assert_eq!(assumption["used"], true, "{entry}: `--assume {spelled}` matched nothing\n{}", fixed.stdout);
+            let name = atom["name"].as_str().unwrap();
+            assert!(
+                !json["atoms"].as_array().unwrap().iter().any(|a| a["name"] == name),
+                "{entry}: `--assume {spelled}` left `{name}` free\n{}",
+                fixed.stdout
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8, "{checked}");
+}
