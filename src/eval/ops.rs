@@ -217,6 +217,17 @@ impl Interp<'_, '_> {
                 },
             ),
             (false, true) if !divide => (as_num(&r), as_num(&l), 1, SiteKind::Mul),
+            // `v / t` scales the data's inverse by `v`: an application all the same (a kernel's
+            // `w *= v / w.sum()` normalizes and scales at once).
+            (false, true) => (
+                as_num(&r).map(|n| {
+                    let parts = n.parts.iter().map(|p| Part { exp: -p.exp, ..p.clone() }).collect();
+                    Rc::new(Num { tensor: true, parts, shape: n.shape })
+                }),
+                as_num(&l),
+                1,
+                SiteKind::Mul,
+            ),
             (true, true) => {
                 let (a, b) = (as_num(&l).unwrap_or_default_num(), as_num(&r).unwrap_or_default_num());
                 if divide && normalizes(&a, &b) {

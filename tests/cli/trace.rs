@@ -1852,3 +1852,18 @@ fn every_assume_spelling_the_output_suggests_fixes_its_atom() {
     }
     assert!(checked >= 8, "{checked}");
 }
+
+#[test]
+fn the_factor_over_data_is_an_application() {
+    // `w *= routed_scaling_factor / w.sum()` in a device kernel: the site is that line. (It
+    // was data carrying the factor with no site: ONCE with nothing to show for it.)
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.normalizing_kernel.NormalizingKernelMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let sites: Vec<(u64, String)> = out.json()["rows"][0]["parts"][0]["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["location"]["line"].as_u64().unwrap(), s["kind"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(sites, [(20, "mul".to_string())], "{}", out.stdout);
+}
