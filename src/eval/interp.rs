@@ -549,18 +549,17 @@ impl<'r, 'a> Interp<'r, 'a> {
                 }
                 None => vec![atom.display.clone()],
             };
-            if let Some(assume) = self.assumes.iter().find(|a| names.iter().any(|n| names_match(&a.name, n))) {
-                assume.used.set(true);
-                if let Some(holds) = assumed_truth(&atom.key, &assume.value) {
-                    self.conds.fix(before, holds);
-                }
-            } else if let (AtomKey::Above { .. }, Some(assume)) =
-                (&atom.key, self.assumes.iter().find(|a| names_match(&a.name, &atom.display)))
-            {
-                // The comparison itself named (`--assume 'config.n_group > 1=true'`).
+            if let Some(assume) = self.assumes.iter().find(|a| a.name == atom.display) {
+                // The test itself named, as the output prints it (`--assume 'config.n_group >
+                // 1=true'`, `--assume 'k_cls is element 1 of kernels=true'`): its truth.
                 assume.used.set(true);
                 if let AssumedValue::Const(c) = &assume.value {
                     self.conds.fix(before, super::cond::constant_truthy(c));
+                }
+            } else if let Some(assume) = self.assumes.iter().find(|a| names.iter().any(|n| names_match(&a.name, n))) {
+                assume.used.set(true);
+                if let Some(holds) = assumed_truth(&atom.key, &assume.value) {
+                    self.conds.fix(before, holds);
                 }
             }
         }

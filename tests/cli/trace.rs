@@ -1820,9 +1820,11 @@ fn a_module_getattr_answers_its_missing_names() {
 #[test]
 fn every_assume_spelling_the_output_suggests_fixes_its_atom() {
     // The `--assume` printed beside each atom, passed back as the shell would pass it, matches:
-    // equalities with an empty or numeric string, comparisons, tests of whole expressions.
-    let entries: [(&str, &str); 4] = [
+    // equalities with an empty or numeric string, comparisons, tests of whole expressions,
+    // which element of a table a loop sees.
+    let entries: [(&str, &str); 5] = [
         ("trace/router", "gate.lazy_env_moe.LazyEnvMoE"),
+        ("trace/router", "gate.first_supported.FirstSupportedMoE"),
         ("trace/router", "gate.thresholds.GroupedMoE"),
         ("trace/router", "BufferRouter"),
         ("trace/dispatch", "net.model.Model"),
