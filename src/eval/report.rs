@@ -211,9 +211,13 @@ pub struct HopOut {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct AtomOut {
+    /// As the rows print it: the variable that holds the test, when one does.
     pub name: String,
     /// How to fix it: `--assume NAME=VALUE`.
     pub assume_as: String,
+    /// The test itself, when `name` is the variable that holds it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defined_as: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -798,7 +802,7 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
             }
         }
     }
-    let atoms = atom_names.into_iter().map(|name| AtomOut { assume_as: assume_spelling(&name), name }).collect();
+    let atoms = atom_names.into_iter().map(|display| atom_out(&interp.conds, display)).collect();
     // When the evaluation was cut short, the atoms it split on most are what to fix first.
     let widest_splits: Vec<SplitOut> = if budget_spent {
         let mut counted: Vec<(usize, usize)> = interp.splits.iter().map(|(&a, &n)| (a, n)).collect();
@@ -1010,6 +1014,22 @@ fn assignment(atom: &str) -> String {
         }
     }
     format!("{atom}=true")
+}
+
+/// An atom of the rows (by its definition, as JSON conditions give it) for the atoms list:
+/// named as the rows print it, the variable that holds it (`_use_fast_combine`) when one does.
+fn atom_out(conds: &super::cond::Conds, display: String) -> AtomOut {
+    let alias = conds.atoms().iter().find(|a| a.display == display).and_then(|a| a.alias.clone());
+    match alias {
+        Some(alias) => {
+            let assignment = match alias.strip_prefix("not ") {
+                Some(held) => format!("{held}=false"),
+                None => format!("{alias}=true"),
+            };
+            AtomOut { name: alias, assume_as: shell_word(&assignment), defined_as: Some(display) }
+        }
+        None => AtomOut { assume_as: assume_spelling(&display), name: display, defined_as: None },
+    }
 }
 
 /// Whether `--assume NAME=s`, unquoted, means what `== "s"` tests: not a boolean or `None`

@@ -551,7 +551,14 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
     if !atoms.is_empty() {
         let _ = writeln!(out, "\natoms (fix one with --assume):");
         for atom in &atoms {
-            let _ = writeln!(out, "  {}   --assume {}", short(&atom.name), atom.assume_as);
+            match &atom.defined_as {
+                Some(test) => {
+                    let _ = writeln!(out, "  {}   --assume {}   ({})", short(&atom.name), atom.assume_as, short(test));
+                }
+                None => {
+                    let _ = writeln!(out, "  {}   --assume {}", short(&atom.name), atom.assume_as);
+                }
+            }
         }
         // Platform predicates are fixed all at once.
         if atoms.iter().any(|a| crate::eval::Platform::tests_platform(&a.name)) {

@@ -1822,15 +1822,25 @@ fn every_assume_spelling_the_output_suggests_fixes_its_atom() {
     // The `--assume` printed beside each atom, passed back as the shell would pass it, matches:
     // equalities with an empty or numeric string, comparisons, tests of whole expressions,
     // which element of a table a loop sees.
-    let entries: [(&str, &str); 5] = [
-        ("trace/router", "gate.lazy_env_moe.LazyEnvMoE"),
-        ("trace/router", "gate.first_supported.FirstSupportedMoE"),
-        ("trace/router", "gate.thresholds.GroupedMoE"),
-        ("trace/router", "BufferRouter"),
-        ("trace/dispatch", "net.model.Model"),
+    // Atoms a variable holds are named after it (`_use_fast_combine`, the README's example).
+    let entries = [
+        (fixture("trace/router"), "gate.lazy_env_moe.LazyEnvMoE"),
+        (fixture("trace/router"), "gate.first_supported.FirstSupportedMoE"),
+        (fixture("trace/router"), "gate.thresholds.GroupedMoE"),
+        (fixture("trace/router"), "BufferRouter"),
+        (fixture("trace/dispatch"), "net.model.Model"),
+        (crate::example(), "TinyMoeForCausalLM"),
     ];
+    let trace = |root: &std::path::Path, extra: &[&str]| {
+        let mut all = vec!["trace", "routed_scaling_factor"];
+        all.extend_from_slice(extra);
+        all.extend_from_slice(&["--format", "json"]);
+        let out = run(root, &all);
+        (out.code, (), out)
+    };
     let mut checked = 0;
-    for (tree, entry) in entries {
+    for (tree, entry) in &entries {
+        let (tree, entry) = (tree.as_path(), *entry);
         let (_, _, out) = trace(tree, &["--entry", entry]);
         for atom in out.json()["atoms"].as_array().unwrap() {
             let spelled = atom["assume_as"].as_str().unwrap();
@@ -1852,7 +1862,7 @@ fn every_assume_spelling_the_output_suggests_fixes_its_atom() {
             checked += 1;
         }
     }
-    assert!(checked >= 8, "{checked}");
+    assert!(checked >= 10, "{checked}");
 }
 
 #[test]
