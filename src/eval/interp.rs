@@ -621,12 +621,14 @@ impl<'r, 'a> Interp<'r, 'a> {
             }
             Value::Tuple(items) => self.conds.constant(!items.is_empty()),
             Value::Obj(id) => match &self.read_object(*id).kind {
+                // An item appended on some paths only is there on those: the list is non-empty
+                // where some item is.
                 ObjKind::List(items) => {
-                    if items.is_empty() {
-                        self.conds.falsity()
-                    } else {
-                        self.conds.truth()
+                    let mut any = self.conds.falsity();
+                    for item in items.clone() {
+                        any = any.or(&item.coverage(&self.conds));
                     }
+                    any
                 }
                 ObjKind::Dict(entries) => {
                     let mut any = self.conds.falsity();

@@ -1879,3 +1879,13 @@ fn the_factor_over_data_is_an_application() {
         .collect();
     assert_eq!(sites, [(20, "mul".to_string())], "{}", out.stdout);
 }
+
+#[test]
+fn a_list_filled_on_some_paths_is_empty_on_the_others() {
+    // `if outputs` after a loop that appends only for experts with tokens: where the iteration
+    // skipped, the list is empty. (It was non-empty everywhere, and those configurations lost
+    // their output: UNKNOWN where an expert has no tokens.)
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.skipped_experts.SkippedExpertsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+}
