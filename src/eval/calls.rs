@@ -470,6 +470,7 @@ impl Interp<'_, '_> {
         let result = self.call_function_body(func, receiver, args, pc, loc);
         if forward_of.is_some() {
             if let Some((class, true)) = self.forward_frames.pop() {
+                self.note_block_reached(class, pc);
                 let entry = self.caller_blocks.entry(class).or_default();
                 for (c, v) in result.iter() {
                     entry.push((*c, v.clone()));
@@ -480,6 +481,7 @@ impl Interp<'_, '_> {
             // Conditions relative to the call: the block's answer is for whenever it runs,
             // not for the ways the model reaches it (pipeline ranks, layer kinds before it).
             self.in_block -= 1;
+            self.note_block_reached(class, pc);
             let entry = self.blocks.entry(class).or_default();
             for (c, v) in result.iter() {
                 entry.push((*c, v.clone()));
@@ -549,6 +551,13 @@ impl Interp<'_, '_> {
             self.assume_by_alias(*s, &name);
         }
         result
+    }
+
+    /// The block `class` was called here (`pc` in the caller).
+    fn note_block_reached(&mut self, class: ClassId, pc: &Cond) {
+        let here = self.base.and(pc);
+        let reached = self.block_reached.entry(class).or_insert(Cond::FALSE);
+        *reached = reached.or(&here);
     }
 
     /// `call_function` without what it records around the call (blocks, accessors).

@@ -307,6 +307,9 @@ pub struct Interp<'r, 'a> {
     /// relative to their calls: the modules of a larger entry (a decoder layer's MoE) whose own
     /// output is the question (see `calls::block_called`).
     pub blocks: std::collections::BTreeMap<ClassId, Vec<(Cond, Value)>>,
+    /// Per block class (and class of a block's caller), where its `forward` was called,
+    /// absolute: configurations that never call it are no part of its answer.
+    pub block_reached: std::collections::BTreeMap<ClassId, Cond>,
     /// Calls of such blocks in progress: a block's own parts (its top-k, its experts, which
     /// hold the value too) are not blocks of their own.
     pub in_block: usize,
@@ -409,6 +412,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             enum_constrained: rustc_hash::FxHashSet::default(),
             enum_valued: rustc_hash::FxHashSet::default(),
             blocks: std::collections::BTreeMap::new(),
+            block_reached: std::collections::BTreeMap::new(),
             in_block: 0,
             entry_object: None,
             forward_frames: Vec::new(),

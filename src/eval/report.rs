@@ -333,7 +333,7 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
         let written = interp.alloc(ObjKind::Dict(written), entry_loc);
         output.extend(&interp.conds, G::one(&interp.conds, Value::Obj(written)));
     }
-    let mut report = answer(&interp, &options, methods, &output);
+    let mut report = answer(&interp, &options, methods, &output, None);
     // The blocks inside the entry that hold the value (the MoE layers of a whole model): each
     // answered on its own output, and the verdict is theirs.
     let blocks: Vec<(ClassId, Vec<(Cond, Value)>)> = std::mem::take(&mut interp.blocks).into_iter().collect();
@@ -372,7 +372,9 @@ fn answer_block(
         g.push(&interp.conds, c, v);
     }
     let block_options = TraceOptions { entry: class, methods: vec!["forward".into()], ..options.clone() };
-    answer(interp, &block_options, vec!["forward".into()], &g)
+    // Configurations that never call the block are no part of its answer (not lost by it).
+    let reached = interp.block_reached.get(&class).copied();
+    answer(interp, &block_options, vec!["forward".into()], &g, reached)
 }
 
 /// The verdict over several answers: ONCE when all are; the kind of the problem answers when
@@ -502,7 +504,14 @@ fn collect_nums(
 /// with the rows themselves, which must stay exact).
 const REPORT_NODE_BUDGET: usize = 1_000_000;
 
-fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output: &G) -> TraceReport {
+/// The answer for `output`, within the configurations `within` (where a block was called).
+fn answer(
+    interp: &Interp,
+    options: &TraceOptions,
+    methods: Vec<String>,
+    output: &G,
+    within: Option<Cond>,
+) -> TraceReport {
     let index = interp.index;
     let conds = &interp.conds;
     // What every alternative of the output holds.
@@ -616,7 +625,10 @@ fn answer(interp: &Interp, options: &TraceOptions, methods: Vec<String>, output:
     // evaluated): every one is named.
     let vacuous_used: BTreeSet<usize> = conds.vacuous().iter().map(|&(atom, _)| atom).collect();
     // What the rows are printed within: running configurations where the count matters.
-    let care = runs.and(&vacuous_cond.not());
+    let mut care = runs.and(&vacuous_cond.not());
+    if let Some(within) = within {
+        care = care.and(&within);
+    }
     for mut o in alternatives {
         o.cond = without_raising(conds, &o.cond, runs_exact.then_some(&runs));
         if !conds.feasible(&o.cond) {

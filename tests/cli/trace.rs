@@ -1889,3 +1889,22 @@ fn a_list_filled_on_some_paths_is_empty_on_the_others() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
 }
+
+#[test]
+fn a_block_is_answered_where_it_is_called() {
+    // The MoE of a layer that is dense before `first_k_dense_replace`: the dense layers never
+    // call the block, and are no configuration it lost. (Its answer was UNKNOWN there.)
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.dense_or_moe.DecoderLayer"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let json = out.json();
+    let blocks = json["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{}", out.stdout);
+    assert_eq!(blocks[0]["entry"], "gate.dense_or_moe.MoE");
+    let rows: Vec<(&str, &str)> = blocks[0]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["verdict"].as_str().unwrap(), r["when"].as_str().unwrap()))
+        .collect();
+    assert_eq!(rows, [("ONCE", "always")], "{}", out.stdout);
+}
