@@ -114,8 +114,10 @@ pub struct TraceArgs {
     /// Fix an atom as the output names it (`_use_aiter=false`, `SGLANG_CUTLASS_MOE=1`,
     /// `config.model_type=deepseek_v4`, `quant_config=None`) or bind an unknown object to a
     /// class (`quant_config=Fp8Config`: an instance of it). VALUE is `true`/`false`, `None`, a
-    /// number, a class of the tree (a unique bare name or a dotted path), or else a string (in
-    /// quotes, `NAME="triton"`, always a string). Repeatable.
+    /// number (which also matches the string of its digits), a class of the tree (a unique bare
+    /// name or a dotted path), or else a string (in quotes, `NAME="triton"`, always a string).
+    /// NAME may also be a test as printed (`'config.n_group > 1=true'`); the atoms list gives
+    /// the spelling for each. Repeatable.
     #[arg(long = "assume", value_name = "NAME=VALUE")]
     pub assumes: Vec<String>,
     /// The platform the deployment runs on (cuda, rocm, npu, cpu, xpu, musa, mps, tpu, hpu): every

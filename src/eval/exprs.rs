@@ -1612,7 +1612,7 @@ pub fn set_entry(entries: &mut Vec<(Rc<str>, G)>, key: &str, value: G, interp: &
     }
 }
 
-fn consts_equal(a: &Constant, b: &Constant) -> bool {
+pub(super) fn consts_equal(a: &Constant, b: &Constant) -> bool {
     match (a, b) {
         (Constant::Int(x), Constant::Float(y)) | (Constant::Float(y), Constant::Int(x)) => (*x as f64) == *y,
         (Constant::Bool(x), Constant::Int(y)) | (Constant::Int(y), Constant::Bool(x)) => (*x as i64) == *y,

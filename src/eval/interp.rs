@@ -1682,12 +1682,7 @@ pub fn find_expr(suite: &[ruff_python_ast::Stmt], range: Span) -> Option<&ruff_p
 /// line may be written bare where the code compares a string (`SGLANG_CUTLASS_MOE=1` against
 /// `== "1"`: environment values are strings), or quoted where it compares a number.
 pub fn assumed_equals(assumed: &Constant, expected: &Constant) -> bool {
-    let equal = match (assumed, expected) {
-        (Constant::Int(x), Constant::Float(y)) | (Constant::Float(y), Constant::Int(x)) => (*x as f64) == *y,
-        (Constant::Bool(x), Constant::Int(y)) | (Constant::Int(y), Constant::Bool(x)) => (*x as i64) == *y,
-        _ => assumed == expected,
-    };
-    equal
+    super::exprs::consts_equal(assumed, expected)
         || match (assumed, expected) {
             (Constant::Str(a), b) if !matches!(b, Constant::Str(_)) => *a == b.to_string(),
             (a, Constant::Str(b)) if !matches!(a, Constant::Str(_)) => a.to_string() == *b,
