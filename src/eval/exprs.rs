@@ -930,6 +930,15 @@ impl Interp<'_, '_> {
                         }
                     }
                 }
+                // Past the tree: `nn.Module.__call__` runs the receiver's own `forward` (a layer
+                // base that overrides `__call__` for checkpointing ends in
+                // `super().__call__(*args, **kwargs)`).
+                if attr == "__call__" && self.is_module_class(receiver_class) {
+                    if let Some((_, g)) = self.class_attr(receiver_class, "forward", loc) {
+                        let receiver = receiver.as_ref().clone();
+                        return self.map(&g, |this, v| this.bind_class_attr(v, receiver.clone(), false));
+                    }
+                }
                 // Past the tree: a `dict` subclass's own entries (`super().__getitem__(key)`).
                 if let Value::Obj(id) = receiver.as_ref() {
                     let dict_like = mro.external.iter().any(|e| super::calls::is_dict_base(e));

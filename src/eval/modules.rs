@@ -120,13 +120,15 @@ impl Interp<'_, '_> {
             })
     }
 
+    /// Whether `class` is a `torch.nn.Module` (an outside base of its MRO is).
+    pub fn is_module_class(&self, class: ClassId) -> bool {
+        self.resolver.mro(class).external.iter().any(|e| is_module_base(e))
+    }
+
     /// Whether `attr` of an instance of `class` is one of `nn.Module`'s registration methods
     /// (and the tree does not define its own).
     pub fn is_registration_method(&self, class: ClassId, attr: &str) -> bool {
-        REGISTRATION_METHODS.contains(&attr) && {
-            let mro = self.resolver.mro(class);
-            mro.external.iter().any(|e| is_module_base(e))
-        }
+        REGISTRATION_METHODS.contains(&attr) && self.is_module_class(class)
     }
 
     /// `module.register_parameter(name, value)` and the like: the attribute `name` is set.

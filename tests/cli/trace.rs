@@ -29,6 +29,20 @@ fn rows(out: &crate::Run) -> Vec<(String, i64, String)> {
         .collect()
 }
 
+/// The only block of a trace: its entry and its rows as (verdict, when) pairs.
+fn only_block(out: &crate::Run) -> (String, Vec<(String, String)>) {
+    let json = out.json();
+    let blocks = json["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{}", out.stdout);
+    let rows = blocks[0]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["verdict"].as_str().unwrap().to_string(), r["when"].as_str().unwrap().to_string()))
+        .collect();
+    (blocks[0]["entry"].as_str().unwrap().to_string(), rows)
+}
+
 #[test]
 fn flag_set_in_one_class_and_read_in_another_is_once() {
     let (code, verdict, out) = trace("trace/flags", &["--entry", "CorrectMoE"]);
@@ -1896,15 +1910,18 @@ fn a_block_is_answered_where_it_is_called() {
     // call the block, and are no configuration it lost. (Its answer was UNKNOWN there.)
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.dense_or_moe.DecoderLayer"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
-    let json = out.json();
-    let blocks = json["blocks"].as_array().unwrap();
-    assert_eq!(blocks.len(), 1, "{}", out.stdout);
-    assert_eq!(blocks[0]["entry"], "gate.dense_or_moe.MoE");
-    let rows: Vec<(&str, &str)> = blocks[0]["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r["verdict"].as_str().unwrap(), r["when"].as_str().unwrap()))
-        .collect();
-    assert_eq!(rows, [("ONCE", "always")], "{}", out.stdout);
+    let (entry, rows) = only_block(&out);
+    assert_eq!(entry, "gate.dense_or_moe.MoE");
+    assert_eq!(rows, [("ONCE".into(), "always".into())], "{}", out.stdout);
+}
+
+#[test]
+fn a_layer_that_overrides_call_runs_its_forward_through_the_module_base() {
+    // `super().__call__(*args, **kwargs)` past the tree is `nn.Module.__call__`: the layer's
+    // `forward`. (The layers were outside calls, and the model read NEVER.)
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.checkpointing_layer.Model"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (entry, rows) = only_block(&out);
+    assert_eq!(entry, "gate.checkpointing_layer.MoE");
+    assert_eq!(rows, [("ONCE".into(), "always".into())], "{}", out.stdout);
 }
