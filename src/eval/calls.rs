@@ -871,11 +871,24 @@ impl Interp<'_, '_> {
         }
         // Evaluated after all if the result is called (a registry lookup, a factory of
         // functions): see `call_through_deferred`. The same symbol met again (the same call
-        // made elsewhere) keeps the condition of the first place: an approximation, since it
-        // only gates writes into older objects and shows where sites run.
+        // made elsewhere: `ACT2FN[config.hidden_act]` in the dense MLP and in every expert) is
+        // made wherever either place runs. Its result, if already evaluated under the first
+        // place alone, is evaluated again when next called: gated by that place's condition, it
+        // held nothing on the other paths.
         if let Value::Sym(s) = &value {
             let at = self.base.and(pc);
-            self.deferred.entry(*s).or_insert_with(|| Rc::new((func, receiver, args, at)));
+            match self.deferred.get(s) {
+                None => {
+                    self.deferred.insert(*s, Rc::new((func, receiver, args, at)));
+                }
+                Some(first) if at.meets(&first.3.not()) => {
+                    let wider = first.3.or(&at);
+                    let (func, receiver, args, _) = first.as_ref().clone();
+                    self.deferred.insert(*s, Rc::new((func, receiver, args, wider)));
+                    self.deferred_results.remove(s);
+                }
+                Some(_) => {}
+            }
         }
         G::under(pc.clone(), value)
     }

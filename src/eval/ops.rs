@@ -535,9 +535,14 @@ impl Interp<'_, '_> {
 
     /// Methods of lists, dicts and record objects built by the evaluator.
     fn container_method(&mut self, id: HeapId, name: &str, args: Args, pc: &Cond, loc: Loc) -> G {
-        // Mutations of an older container are gated by the whole condition of the call.
+        // Mutations of an older container are gated by the whole condition of the call; what
+        // is read from it is seen from the call (`relative_to` the base), as fields are: read
+        // with the whole condition, the caller's condition would stay in what the call returns
+        // and in its summary, replayed for calls made elsewhere.
         let relative = *pc;
         let pc = &self.gate(id, pc);
+        let older = self.older_than_call(id);
+        let seen = |this: &Self, g: &G| if older { g.relative_to(&this.conds, &this.base) } else { g.clone() };
         if matches!(
             name,
             "append"
@@ -591,11 +596,12 @@ impl Interp<'_, '_> {
                 }
                 out
             }
-            (ObjKind::Dict(entries), "get" | "pop" | "__getitem__") => {
+            (ObjKind::Dict(stored), "get" | "pop" | "__getitem__") => {
+                let entries: Vec<(Rc<str>, G)> = stored.iter().map(|(k, g)| (k.clone(), seen(self, g))).collect();
                 let key = args.positional.first().map(|a| a.value.clone()).unwrap_or_default();
                 let mut out = G::empty();
                 for (kc, kv) in key.0.clone() {
-                    let c = kc.and(pc);
+                    let c = kc.and(&relative);
                     let raising = name != "get" && args.positional.get(1).is_none();
                     let mut found = self.dict_lookup(&entries, &kv, raising, &c, loc);
                     // A missing key gives the default (`None` for `get`).
@@ -619,6 +625,7 @@ impl Interp<'_, '_> {
                     out.extend(&self.conds, found);
                     // `pop` removes the entry where it ran.
                     if name == "pop" {
+                        let c = kc.and(pc);
                         if let Value::Const(Constant::Str(k)) = &kv {
                             if let ObjKind::Dict(current) = &mut self.heap[id as usize].kind {
                                 if let Some((_, entry)) = current.iter_mut().find(|(e, _)| e.as_ref() == k.as_str()) {
@@ -661,44 +668,51 @@ impl Interp<'_, '_> {
                     .iter()
                     .map(|(k, g)| {
                         G::under(
-                            pc.clone(),
+                            relative,
                             Value::Tuple(Rc::new(vec![
-                                G::under(pc.clone(), Value::Const(Constant::Str(k.to_string()))),
-                                g.clone(),
+                                G::under(relative, Value::Const(Constant::Str(k.to_string()))),
+                                seen(self, g),
                             ])),
                         )
                     })
                     .collect();
                 let list = self.alloc(ObjKind::List(pairs), loc);
-                G::under(pc.clone(), Value::Obj(list))
+                G::under(relative, Value::Obj(list))
             }
             (ObjKind::Dict(entries), "values") => {
-                let list = self.alloc(ObjKind::List(entries.into_iter().map(|(_, g)| g).collect()), loc);
-                G::under(pc.clone(), Value::Obj(list))
+                let values = entries.iter().map(|(_, g)| seen(self, g)).collect();
+                let list = self.alloc(ObjKind::List(values), loc);
+                G::under(relative, Value::Obj(list))
             }
             (ObjKind::Dict(entries), "keys") => {
                 let keys = entries
-                    .into_iter()
+                    .iter()
                     .map(|(k, g)| {
-                        G(g.0.iter().map(|(c, _)| (c.clone(), Value::Const(Constant::Str(k.to_string())))).collect())
+                        G(seen(self, g)
+                            .0
+                            .iter()
+                            .map(|(c, _)| (*c, Value::Const(Constant::Str(k.to_string()))))
+                            .collect())
                     })
                     .collect();
                 let list = self.alloc(ObjKind::List(keys), loc);
-                G::under(pc.clone(), Value::Obj(list))
+                G::under(relative, Value::Obj(list))
             }
             (ObjKind::Dict(entries), "copy") => {
+                let entries = entries.iter().map(|(k, g)| (k.clone(), seen(self, g))).collect();
                 let copy = self.alloc(ObjKind::Dict(entries), loc);
-                G::under(pc.clone(), Value::Obj(copy))
+                G::under(relative, Value::Obj(copy))
             }
             (ObjKind::Instance(class), "_replace") => {
                 let copy = self.alloc(ObjKind::Instance(class), loc);
-                self.heap[copy as usize].fields = self.heap[id as usize].fields.clone();
+                let fields = self.heap[id as usize].fields.iter().map(|(k, g)| (k.clone(), seen(self, g))).collect();
+                self.heap[copy as usize].fields = fields;
                 for (key, arg) in &args.keywords {
-                    self.set_field(copy, key, arg.value.clone(), pc);
+                    self.set_field(copy, key, arg.value.clone(), &relative);
                 }
-                G::under(pc.clone(), Value::Obj(copy))
+                G::under(relative, Value::Obj(copy))
             }
-            _ => G::under(pc.clone(), Value::unknown(format!("method `{name}` of a container"))),
+            _ => G::under(relative, Value::unknown(format!("method `{name}` of a container"))),
         }
     }
 

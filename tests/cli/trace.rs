@@ -1925,3 +1925,16 @@ fn a_layer_that_overrides_call_runs_its_forward_through_the_module_base() {
     assert_eq!(entry, "gate.checkpointing_layer.MoE");
     assert_eq!(rows, [("ONCE".into(), "always".into())], "{}", out.stdout);
 }
+
+#[test]
+fn a_lookup_made_in_two_places_holds_in_both() {
+    // `ACT2FN[config.hidden_act]` in the dense MLP and in every expert: one skipped call met
+    // under opposite conditions, evaluated when the activation runs. It kept the first place's
+    // condition, and its read of the table kept that condition in what it returned: the MoE
+    // block lost every configuration.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.activation_registry.DecoderLayer"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (entry, rows) = only_block(&out);
+    assert_eq!(entry, "gate.activation_registry.MoE");
+    assert_eq!(rows, [("ONCE".into(), "always".into())], "{}", out.stdout);
+}
