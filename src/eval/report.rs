@@ -704,7 +704,17 @@ fn answer(
     let mut row_conds: Vec<Cond> = Vec::new();
     let mut rows: Vec<Row> = groups
         .into_iter()
-        .map(|Group { verdict, exponents, parts, cond, reason, blocked_by }| {
+        .map(|Group { mut verdict, exponents, parts, cond, mut reason, blocked_by }| {
+            // Values holding scaled data were cut here: the application a NEVER row misses may
+            // be among them. That is no finding (a TWICE row's applications were found; a
+            // NEVER row's absence was not).
+            if verdict == Verdict::Never && cond.meets(&interp.scaled_cuts) {
+                verdict = Verdict::Unknown;
+                reason = Some(
+                    "values holding scaled data were cut at the alternatives bound here (see bounds hit): the application may be among them"
+                        .to_string(),
+                );
+            }
             let shown = conds.decisive(&cond, &care, &mut fuel);
             let configurations = printed(conds, &shown, &care);
             let parts = parts

@@ -1305,25 +1305,22 @@ fn a_value_in_a_list_of_enum_members_is_decided_by_the_member() {
 }
 
 #[test]
-fn a_row_where_scaled_data_was_cut_at_the_alternatives_bound_is_not_final() {
+fn a_row_where_scaled_data_was_cut_at_the_alternatives_bound_is_not_never() {
     // Five flags each scale on their own line: 32 values, more than a value keeps. Handed on
     // inside a record, the cut ones are no data: their configurations read NEVER, which no
-    // configuration is. That row says it is not final; the rows the cut did not reach do not.
-    let (_, _, out) = trace("trace/router", &["--entry", "gate.cut.HeldManyPathsMoE"]);
+    // configuration is. Scaled data was cut there, so the row is UNKNOWN and says why (it was
+    // NEVER, marked not final, and made the whole answer MIXED); the rows the cut did not
+    // reach keep their verdicts.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.cut.HeldManyPathsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     let rows = out.json()["rows"].as_array().unwrap().clone();
-    let flagged: Vec<&str> =
-        rows.iter().filter(|r| r["cut_at_bound"] == true).map(|r| r["verdict"].as_str().unwrap()).collect();
-    assert_eq!(flagged, ["NEVER"], "{}", out.stdout);
-    assert!(rows.iter().filter(|r| r["cut_at_bound"] != true).all(|r| r["verdict"] != "NEVER"), "{}", out.stdout);
+    assert!(rows.iter().all(|r| r["verdict"] != "NEVER" && r["cut_at_bound"] != true), "{}", out.stdout);
+    let unknown: Vec<&serde_json::Value> = rows.iter().filter(|r| r["verdict"] == "UNKNOWN").collect();
+    assert_eq!(unknown.len(), 1, "{}", out.stdout);
+    assert!(unknown[0]["reason"].as_str().unwrap().contains("cut at the alternatives bound"), "{}", out.stdout);
     let text =
         run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.HeldManyPathsMoE"]);
-    assert_eq!(text.stdout.matches("not final: in some of these configurations values holding scaled data").count(), 1);
-    // The headline says it too.
-    let head: Vec<&str> = text.stdout.lines().take(3).collect();
-    assert_eq!(
-        head[2],
-        "  1 of 24 groups are not final: values holding scaled data were cut at the alternatives bound there"
-    );
+    assert_eq!(text.stdout.matches("why unknown: values holding scaled data were cut").count(), 1, "{}", text.stdout);
 }
 
 #[test]
