@@ -502,15 +502,17 @@ impl Interp<'_, '_> {
         if self.in_block > 0 || !self.loaded_phase_done || self.index.function(func).name.as_str() != "forward" {
             return None;
         }
-        // An entry that holds the value is the block itself.
+        // An entry that holds the value and uses it is the block itself.
         let Some(entry) = self.entry_object else { return None };
-        if self.holds_traced_value(entry) {
+        let keeps_only = self.holds_traced_value(entry) && !self.entry_reads_value;
+        if self.holds_traced_value(entry) && !keeps_only {
             return None;
         }
         // Called by a module inside the entry (a decoder layer), not by the entry itself: what
-        // the entry calls directly (its router, its experts) is part of its own answer.
+        // the entry calls directly (its router, its experts) is part of its own answer. An
+        // entry that only keeps the value (a decoder layer) asks about the block it calls.
         let forwards = self.stack.iter().filter(|f| self.index.function(**f).name.as_str() == "forward").count();
-        if forwards < 2 {
+        if forwards < if keeps_only { 1 } else { 2 } {
             return None;
         }
         let Some(Value::Obj(id)) = receiver else { return None };

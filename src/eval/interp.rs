@@ -315,6 +315,9 @@ pub struct Interp<'r, 'a> {
     pub in_block: usize,
     /// The entry object (not a block of itself).
     pub entry_object: Option<HeapId>,
+    /// Whether a method of the entry's class (other than its constructor) reads the value from
+    /// `self`: an entry that only keeps it (vLLM's GLM-4 MoE decoder layer) is no block.
+    pub entry_reads_value: bool,
     /// The `forward` calls of objects of the tree in progress, each with whether what it
     /// returns is to be recorded (it called a block).
     pub forward_frames: Vec<(ClassId, bool)>,
@@ -415,6 +418,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             block_reached: std::collections::BTreeMap::new(),
             in_block: 0,
             entry_object: None,
+            entry_reads_value: false,
             forward_frames: Vec::new(),
             block_callers: FxHashMap::default(),
             caller_blocks: std::collections::BTreeMap::new(),

@@ -290,6 +290,7 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
     let first_built = interp.heap.len() as HeapId;
     let object = interp.construct(entry, init_args, &tt, entry_loc);
     interp.entry_object = object.iter().find_map(|(_, v)| if let Value::Obj(id) = v { Some(*id) } else { None });
+    interp.entry_reads_value = class_reads_from_self(index, &interp.resolver.mro(entry).classes, &options.value);
     let built = first_built..interp.heap.len() as HeapId;
     interp.after_loading(built, entry_loc);
     interp.loaded_phase_done = true;
@@ -358,6 +359,24 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
         report.verdict = combined(report.blocks.iter().map(|b| b.verdict));
     }
     Ok(report)
+}
+
+/// Whether a method of these classes other than a constructor reads `self.NAME`.
+fn class_reads_from_self(index: &crate::index::Index, classes: &[ClassId], name: &str) -> bool {
+    let read = format!("self.{name}");
+    classes.iter().any(|c| {
+        index.class(*c).body.iter().any(|b| match b.kind {
+            crate::index::BindingKind::Function(f) if b.name.as_str() != "__init__" => {
+                let facts = index.function(f);
+                let text = &index.file(f.file).text[facts.range.start as usize..facts.range.end as usize];
+                text.match_indices(&read).any(|(at, _)| {
+                    // `self.NAME` itself, not `self.NAME_suffix`.
+                    !text[at + read.len()..].starts_with(|ch: char| ch.is_alphanumeric() || ch == '_')
+                })
+            }
+            _ => false,
+        })
+    })
 }
 
 /// The answer for one block: what its `forward` calls returned.

@@ -1935,3 +1935,18 @@ fn a_lookup_made_in_two_places_holds_in_both() {
     assert_eq!(entry, "gate.activation_registry.MoE");
     assert_eq!(rows, [("ONCE".into(), "always".into())], "{}", out.stdout);
 }
+
+#[test]
+fn an_entry_that_only_keeps_the_value_is_answered_at_the_block_it_calls() {
+    // vLLM's GLM-4 MoE decoder layer keeps `self.routed_scaling_factor` and never uses it: the
+    // answer is its MoE block's, where the layer calls it (the dense layers read NEVER). A
+    // layer that uses what it keeps stays its own answer.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.kept_unused.DecoderLayer"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (entry, rows) = only_block(&out);
+    assert_eq!(entry, "gate.kept_unused.MoE");
+    assert_eq!(rows, [("ONCE".into(), "always".into())], "{}", out.stdout);
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.kept_unused.UsingLayer"]);
+    assert_eq!(verdict, "INVERSE", "{}", out.stdout);
+    assert!(out.json().get("blocks").is_none_or(|b| b.as_array().unwrap().is_empty()), "{}", out.stdout);
+}
