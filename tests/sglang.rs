@@ -669,3 +669,54 @@ fn sglang_hunyuan_v3_scales_on_triton_and_deep_gemm_and_never_on_triton_kernels(
     assert_eq!(rows.len(), 1, "{rows:#?}");
     assert_eq!((rows[0]["verdict"].as_str(), rows[0]["when"].as_str()), (Some("NEVER"), Some("always")));
 }
+
+/// `DeepseekV2MoE` without quantization on CUDA with the FlashInfer CUTLASS runner.
+fn flashinfer_cutlass_bf16_trace(tree: &PathBuf) -> Value {
+    trace(
+        tree,
+        &[
+            "routed_scaling_factor",
+            "--entry",
+            "sglang.srt.models.deepseek_v2.DeepseekV2MoE",
+            "--platform",
+            "cuda",
+            "--assume",
+            "quant_config=None",
+            "--assume",
+            "MOE_A2A_BACKEND=None",
+            "--assume",
+            "MOE_RUNNER_BACKEND=flashinfer_cutlass",
+        ],
+    )
+}
+
+#[test]
+fn sglang_0_5_6_never_applies_the_factor_with_the_flashinfer_cutlass_runner_in_bf16() {
+    // SGLang 0.5.6, read in deepseek_v2.py and quantization/unquant.py of that release: on CUDA
+    // the block leaves the factor to the experts ("fused in biased_grouped_topk so we can skip
+    // here"); the top-k scales only when the experts ask (`should_fuse_routed_scaling_factor_in_topk`,
+    // false without quantization), and the unquantized FlashInfer CUTLASS path returns
+    // `flashinfer_cutlass_fused_moe(...)` as it is. The routed output is never scaled; with the
+    // shared expert fused into the top-k, its slot is weighted sum / factor and nothing
+    // compensates it. 0.5.13 multiplies the CUTLASS output (`output.mul_(...)`, unquant.py:518).
+    let Some(old_tree) = fetch("0.5.6") else { return };
+    let old = flashinfer_cutlass_bf16_trace(&old_tree);
+    assert_evaluated_to_the_end(&old);
+    let verdicts: Vec<&str> = old["rows"].as_array().unwrap().iter().map(|r| r["verdict"].as_str().unwrap()).collect();
+    assert!(verdicts.contains(&"NEVER") && verdicts.contains(&"INVERSE"), "{old:#}");
+    let inverse = old["rows"].as_array().unwrap().iter().find(|r| r["verdict"] == "INVERSE").unwrap();
+    assert_eq!(row_sites(inverse), [("sglang/srt/layers/moe/topk.py".to_string(), 751, -1)], "{inverse:#}");
+
+    let Some(new_tree) = fetch("0.5.13") else { return };
+    let new = flashinfer_cutlass_bf16_trace(&new_tree);
+    let rows = new["rows"].as_array().unwrap();
+    // (The other rows are UNKNOWN where the expert runners' alternatives were cut.)
+    assert!(rows.iter().all(|r| matches!(r["verdict"].as_str(), Some("ONCE" | "UNKNOWN"))), "{rows:#?}");
+    let multiplied = |r: &&Value| {
+        row_sites(r).iter().any(|(path, line, exponent)| {
+            path == "sglang/srt/layers/quantization/unquant.py" && *line == 518 && *exponent == 1
+        })
+    };
+    assert!(rows.iter().filter(|r| r["verdict"] == "ONCE").all(|r| multiplied(&r)), "{rows:#?}");
+    assert!(rows.iter().any(|r| r["verdict"] == "ONCE"), "{rows:#?}");
+}
