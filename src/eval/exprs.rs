@@ -1476,8 +1476,11 @@ impl Interp<'_, '_> {
                         _ => {}
                     }
                 }
-                // `t[idx] = v` on a tensor: part of `t` now holds `v`.
+                // `t[idx] = v` on a tensor: part of `t` now holds `v`. A number that carries the
+                // traced value is applied where it enters the data (`topk_weights[:, -1] = 1.0 /
+                // factor` weights the fused shared slot), as in `t.fill_(v)`.
                 if updated_num {
+                    let value = self.as_tensor_fill(value, loc);
                     let merged = self.union_nums(&base, &value, pc);
                     self.assign_in_place(frame, &sub.value, merged, pc);
                 }

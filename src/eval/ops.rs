@@ -379,6 +379,25 @@ impl Interp<'_, '_> {
         out
     }
 
+    /// `value` as written into a tensor: a number that carries the traced value becomes data
+    /// filled with it (applied here, see `filled`); data and other values stay as they are.
+    pub fn as_tensor_fill(&mut self, value: G, loc: Loc) -> G {
+        if !value.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced())) {
+            return value;
+        }
+        let mut out = G::empty();
+        for (c, v) in value.0 {
+            match &v {
+                Value::Num(n) if !n.tensor && n.carries_traced() => {
+                    let filled = self.filled(Some(G::under(c, v.clone())), &c, loc);
+                    out.extend(&self.conds, filled);
+                }
+                _ => out.push(&self.conds, c, v),
+            }
+        }
+        out
+    }
+
     /// A method called on something that is not an object of the tree.
     pub fn call_method(&mut self, receiver: &Value, name: &str, args: Args, pc: &Cond, loc: Loc) -> G {
         match receiver {
@@ -838,6 +857,8 @@ impl Interp<'_, '_> {
                 let mut first_piece = true;
                 for piece in pieces {
                     if piece.iter().any(|(_, v)| matches!(v, Value::Num(_))) {
+                        // (`torch.where(mask, x, 1.0 / factor)`: the number enters the data here.)
+                        let piece = self.as_tensor_fill(piece, loc);
                         parts = if first_piece { piece } else { self.union_nums(&parts, &piece, pc) };
                         first_piece = false;
                     }

@@ -1950,3 +1950,40 @@ fn an_entry_that_only_keeps_the_value_is_answered_at_the_block_it_calls() {
     assert_eq!(verdict, "INVERSE", "{}", out.stdout);
     assert!(out.json().get("blocks").is_none_or(|b| b.as_array().unwrap().is_empty()), "{}", out.stdout);
 }
+
+#[test]
+fn a_number_written_into_a_tensor_is_applied_there() {
+    // `topk_weights[:, -1] = 1.0 / factor`: the fused shared slot's weight enters the data at
+    // that line, which is its application site. (The part carried exponent -1 with no site, so
+    // rows showed exponents no listed application explains.)
+    let sites_of = |out: &crate::Run| -> Vec<(i64, u64, i64)> {
+        let json = out.json();
+        let mut sites: Vec<(i64, u64, i64)> = json["rows"][0]["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|p| {
+                p["sites"].as_array().unwrap().iter().map(move |s| {
+                    (
+                        p["exponent"].as_i64().unwrap(),
+                        s["location"]["line"].as_u64().unwrap(),
+                        s["exponent"].as_i64().unwrap(),
+                    )
+                })
+            })
+            .collect();
+        sites.sort();
+        sites
+    };
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.slot_fill.SlotMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    // The shared slot: -1 at the assignment, +1 after the experts; the routed weights: +1.
+    assert_eq!(sites_of(&out), [(0, 18, -1), (0, 33, 1), (1, 33, 1)], "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.slot_fill.UncompensatedSlotMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "INVERSE"), "{}", out.stdout);
+    assert_eq!(sites_of(&out), [(-1, 18, -1)], "{}", out.stdout);
+    // The slot made by `torch.where(mask, 1.0 / factor, 0.0)` and joined by `torch.cat`.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.slot_fill.WhereSlotMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(sites_of(&out), [(0, 33, 1), (0, 52, -1), (1, 33, 1)], "{}", out.stdout);
+}
