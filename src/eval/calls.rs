@@ -504,8 +504,8 @@ impl Interp<'_, '_> {
         }
         // An entry that holds the value and uses it is the block itself.
         let Some(entry) = self.entry_object else { return None };
-        let keeps_only = self.holds_traced_value(entry) && !self.entry_reads_value;
-        if self.holds_traced_value(entry) && !keeps_only {
+        let keeps_only = self.holds_traced_value(entry);
+        if keeps_only && self.entry_reads_value {
             return None;
         }
         // Called by a module inside the entry (a decoder layer), not by the entry itself: what
