@@ -835,6 +835,19 @@ impl<'r, 'a> Interp<'r, 'a> {
         self.raise_under(pc, loc);
     }
 
+    /// Where a raise met so far was caught by a `try` being evaluated (absolute, like `base`).
+    pub fn caught_so_far(&self) -> Cond {
+        let mut caught = self.conds.falsity();
+        for catch in &self.catching {
+            for c in &catch.caught {
+                if !c.is_false() {
+                    caught = caught.or(c);
+                }
+            }
+        }
+        caught
+    }
+
     /// Records that the code raises where `pc` holds (in the current call).
     pub fn raise_under(&mut self, pc: &Cond, loc: Loc) {
         // Raising removes configurations from every row: an over-approximated condition would

@@ -12,7 +12,13 @@ use super::value::*;
 impl Interp<'_, '_> {
     pub fn exec_block(&mut self, frame: &mut Frame, body: &[Stmt], pc: &Cond) {
         for stmt in body {
-            let live = pc.and(&frame.alive).and(&frame.loop_alive);
+            let mut live = pc.and(&frame.alive).and(&frame.loop_alive);
+            // Where a raise was caught by a `try` being evaluated, the exception unwinds to its
+            // handler: the statements after the raise do not run there.
+            let caught = self.caught_so_far();
+            if !caught.is_false() {
+                live = live.and(&caught.not());
+            }
             if !self.conds.feasible(&live) {
                 return;
             }
@@ -83,6 +89,7 @@ impl Interp<'_, '_> {
                 let test = self.eval(frame, &assert.test, pc);
                 let holds = self.truthy(&test, self.loc(frame.file, assert.test.as_ref()));
                 self.raise_of(Some("AssertionError"), &pc.and(&holds.not()), loc);
+                self.narrow_asserted_locals(frame, &assert.test, &holds, pc);
             }
             Stmt::If(node) => {
                 let mut rest = pc.clone();
@@ -397,6 +404,35 @@ impl Interp<'_, '_> {
     /// local's tensor (`out = hidden_states`, or one arm of a conditional) makes the two share it
     /// (and keeps `name` a buffer where it was one: the tensor is written either way). A local of
     /// the traced name may be where it comes from (`Interp::named_origin`).
+    /// After `assert test`, the locals the test reads no longer hold, where `pc` holds, the
+    /// alternatives under which it fails: `assert proxy is not None` drops the `None` a
+    /// parameter may be. The raise already takes those configurations out of the rows, but
+    /// only where its condition could be computed exactly; without this the dropped value
+    /// flows on (`proxy["hidden_states"]`, an unknown subscript) wherever it could not.
+    /// Later conditions are not narrowed (that is what makes them large): only alternatives
+    /// that the assertion contradicts change.
+    fn narrow_asserted_locals(&mut self, frame: &mut Frame, test: &Expr, holds: &Cond, pc: &Cond) {
+        let mut names = Vec::new();
+        names_read(test, &mut names);
+        let outside = pc.not();
+        for name in names {
+            let Some(value) = frame.locals.get(&name) else { continue };
+            if value.iter().all(|(c, _)| c.meets(holds)) {
+                continue;
+            }
+            let mut narrowed = G::empty();
+            for (c, v) in value.iter() {
+                if c.meets(holds) {
+                    narrowed.push(&self.conds, *c, v.clone());
+                } else if c.meets(&outside) {
+                    // Still the value where this assertion is not reached.
+                    narrowed.push(&self.conds, c.and(&outside), v.clone());
+                }
+            }
+            frame.locals.insert(name, narrowed);
+        }
+    }
+
     fn assign_name(&mut self, frame: &mut Frame, name: &Name, value: &Expr, pc: &Cond) {
         let mut sources = Vec::new();
         let mut result = self.eval_with_sources(frame, value, pc, &mut sources);
@@ -481,4 +517,21 @@ fn is_float_allocation(value: &Expr) -> bool {
         Some(Expr::Attribute(a)) => !super::ops::integer_dtype_name(a.attr.id.as_str()),
         _ => true,
     }
+}
+
+/// The plain names an expression reads (`x` in `x is not None and x.ndim == 2`).
+fn names_read(expr: &Expr, out: &mut Vec<Name>) {
+    use ruff_python_ast::visitor::{Visitor, walk_expr};
+    struct Names<'o>(&'o mut Vec<Name>);
+    impl<'a> Visitor<'a> for Names<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            match expr {
+                Expr::Name(name) if !self.0.contains(&name.id) => self.0.push(name.id.clone()),
+                // Their own scopes: a comprehension's or lambda's names are not the frame's.
+                Expr::Lambda(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {}
+                _ => walk_expr(self, expr),
+            }
+        }
+    }
+    Names(out).visit_expr(expr);
 }

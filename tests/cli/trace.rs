@@ -1987,3 +1987,18 @@ fn a_number_written_into_a_tensor_is_applied_there() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(sites_of(&out), [(0, 33, 1), (0, 52, -1), (1, 33, 1)], "{}", out.stdout);
 }
+
+#[test]
+fn statements_after_a_caught_raise_do_not_run_where_it_raised() {
+    // A pipeline stage reads the previous stage's proxy (`pp_proxy_tensors["hidden_states"]`,
+    // an object of the tree): input data, as the embedding's output is.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.pipeline_proxy.PipelineModel"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    // `assert proxy is not None` caught by the `try` around it: where there is no proxy, the
+    // assignment after it does not run and the embedding stays. Running it there made a
+    // second row whose output was `None["hidden_states"]`, a value of unknown scale.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.pipeline_proxy.TryTheProxyModel"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+}
