@@ -1256,6 +1256,20 @@ impl<'r, 'a> Interp<'r, 'a> {
                     }
                     BindingKind::Value { value: Some(expr) } => {
                         let mut frame = self.frame(None, base.file);
+                        // The class body is a scope of its own: the functions and classes it
+                        // defined before this statement are names there (`forward_native =
+                        // forward_cuda`).
+                        for earlier in &self.index.class(base).body {
+                            if earlier.range.start >= binding.range.start {
+                                continue;
+                            }
+                            let value = match earlier.kind {
+                                BindingKind::Function(f) => Value::Func(f),
+                                BindingKind::Class(c) => Value::Class(c),
+                                _ => continue,
+                            };
+                            frame.locals.insert(earlier.name.clone(), G::one(&self.conds, value));
+                        }
                         let tt = self.conds.truth();
                         let expr = expr.clone();
                         self.sharing += 1;

@@ -2002,3 +2002,13 @@ fn statements_after_a_caught_raise_do_not_run_where_it_raised() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
 }
+
+#[test]
+fn a_class_body_names_its_own_functions() {
+    // `forward_native = forward_cuda` in the class body (under `if is_tpu(): ... else: ...`, as
+    // vLLM's unquantized MoE method does): the right side is the class's function. Read as a
+    // module global it was unknown, and every configuration calling `forward_native` UNKNOWN.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.class_alias.ScaledExperts"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+}
