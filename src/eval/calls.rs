@@ -636,6 +636,10 @@ impl Interp<'_, '_> {
                 self.stack.push(func);
                 self.begin_session();
                 self.exec_block(&mut frame, &def.body, &local);
+                // Where the body raised, it does not fall off its end.
+                if !frame.raised.is_false() {
+                    frame.alive = frame.alive.and(&frame.raised.not());
+                }
                 let mut written = written_arguments(&frame);
                 if let Some(initial) = &device_initial {
                     self.over_programs(&mut frame.returns, &mut frame.alive, &mut written, initial);
@@ -1064,6 +1068,9 @@ impl Interp<'_, '_> {
         }
         let qualname = self.index.function(func).qualname.clone();
         let mut given: Vec<Option<G>> = vec![None; params.len()];
+        // Parameters an argument expression of the call names (not a `**` entry, which may be
+        // there under some conditions only).
+        let mut named: Vec<bool> = vec![false; params.len()];
         // Which argument passed a tensor to each parameter (for writes through it).
         let mut slots: Vec<Option<super::interp::ArgSlot>> = vec![None; params.len()];
         let mut buffers: Vec<bool> = vec![false; params.len()];
@@ -1092,7 +1099,8 @@ impl Interp<'_, '_> {
                         buffers[p] = arg.loc.is_some_and(|l| self.buffer_args.contains(&l));
                         bound_at.extend(arg.loc.map(|l| (l, p)));
                     }
-                    given[p] = Some(value)
+                    given[p] = Some(value);
+                    named[p] = true;
                 }
                 None => extra_positional.push(value),
             }
@@ -1106,7 +1114,8 @@ impl Interp<'_, '_> {
                         buffers[p] = arg.loc.is_some_and(|l| self.buffer_args.contains(&l));
                         bound_at.extend(arg.loc.map(|l| (l, p)));
                     }
-                    given[p] = Some(value)
+                    given[p] = Some(value);
+                    named[p] = true;
                 }
                 None => extra_keywords.push((Rc::from(name.as_str()), value)),
             }
@@ -1154,7 +1163,11 @@ impl Interp<'_, '_> {
                     let covered = explicit.coverage(&self.conds);
                     let rest = pc.and(&covered.not());
                     let mut value = explicit;
-                    if self.conds.feasible(&rest) {
+                    // An argument the call names but whose value covers less than the call:
+                    // where it has none, the code before the call raised (or the value was
+                    // cut). No default or unknown stands in for it there: that value would
+                    // flow on in configurations that never get here.
+                    if !named[i] && self.conds.feasible(&rest) {
                         let fallback = if param.name.as_str() == self.traced.name
                             && (param.default.is_none()
                                 || (args.unknown_star && param.kind != ParamKind::KeywordOnly)

@@ -164,6 +164,12 @@ pub struct Frame {
     pub returns: G,
     /// The condition under which the body has not returned or raised.
     pub alive: Cond,
+    /// Where the body raised (`raise`, a failing `assert`) and nothing in it caught the
+    /// exception. Kept apart from `alive` so that later statements' conditions do not grow
+    /// with every raise (the rows drop raising configurations at the end); used only when the
+    /// body ends, so that a function does not fall off its end, returning `None`, where it
+    /// raised instead.
+    pub raised: Cond,
     /// The condition under which the current loop iteration has not broken or continued.
     pub loop_alive: Cond,
     /// The condition under which the current loop iteration hit `break` (an unrolled loop
@@ -912,6 +918,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             captured: func.and_then(|f| self.closures.get(&f).cloned()),
             returns: G::empty(),
             alive: self.conds.truth(),
+            raised: self.conds.falsity(),
             loop_alive: self.conds.truth(),
             loop_broken: self.conds.falsity(),
             buffers: Default::default(),

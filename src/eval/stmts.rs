@@ -84,11 +84,14 @@ impl Interp<'_, '_> {
                 // the end (narrowing every later condition with it is what makes them large).
                 let kind = raise.exc.as_deref().and_then(exception_name);
                 self.raise_of(kind, pc, loc);
+                frame.raised = frame.raised.or(pc);
             }
             Stmt::Assert(assert) => {
                 let test = self.eval(frame, &assert.test, pc);
                 let holds = self.truthy(&test, self.loc(frame.file, assert.test.as_ref()));
-                self.raise_of(Some("AssertionError"), &pc.and(&holds.not()), loc);
+                let fails = pc.and(&holds.not());
+                self.raise_of(Some("AssertionError"), &fails, loc);
+                frame.raised = frame.raised.or(&fails);
                 self.narrow_asserted_locals(frame, &assert.test, &holds, pc);
             }
             Stmt::If(node) => {
@@ -359,6 +362,7 @@ impl Interp<'_, '_> {
             // before the `try` hold where it does not run, outside `any`: they stay.
             frame.returns = frame.returns.restrict(&self.conds, &any.not());
             frame.alive = frame.alive.or(&before.0.and(&any));
+            frame.raised = frame.raised.and(&any.not());
             frame.loop_alive = frame.loop_alive.or(&before.1.and(&any));
             frame.loop_broken = frame.loop_broken.and(&any.not()).or(&before.2.and(&any));
             for (handler, c) in handlers.iter().zip(&caught) {

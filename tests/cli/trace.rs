@@ -2012,3 +2012,15 @@ fn a_class_body_names_its_own_functions() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
 }
+
+#[test]
+fn a_router_that_raises_for_an_unknown_scoring_function_leaves_the_other_configurations_once() {
+    // vLLM's shape: a router that raises for a scoring function it does not know, experts whose
+    // output goes through a nested reducer, and a tensor-parallel all-reduce on a group found in
+    // a registry filled at run time. Configurations that raise never reach the experts' output,
+    // and the rest apply the factor once, with one site.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.collectives.ParallelMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    assert_eq!(out.json()["stats"]["sites"], 1, "{}", out.stdout);
+}
