@@ -568,6 +568,9 @@ impl Interp<'_, '_> {
             );
             return if *b { t } else { t.not() };
         }
+        if matches!(c, Constant::None) && self.never_none.contains(&s) {
+            return self.conds.falsity();
+        }
         let atom = self.atom(AtomKey::Equals(s, c.clone()), || format!("{display} == {c}"));
         self.member_equality(s);
         atom
@@ -1196,8 +1199,15 @@ impl Interp<'_, '_> {
                         {
                             Value::unknown(format!("`{label}` is never set"))
                         } else {
-                            // An attribute of an outside base class (`self.training`).
-                            self.sym(SymKey::At(created, label.clone()), label, None)
+                            // An attribute of an outside base class (`self.training`), or
+                            // of a module whose constructor is not evaluated.
+                            let v = self.sym(SymKey::At(created, label.clone()), label, None);
+                            if let Value::Sym(s) = v {
+                                if self.written_never_none(class, attr) {
+                                    self.never_none.insert(s);
+                                }
+                            }
+                            v
                         }
                     }
                 };

@@ -307,6 +307,10 @@ pub struct Interp<'r, 'a> {
     pub enum_typed: FxHashMap<SymId, ClassId>,
     /// Those whose "one of the members" constraint is in place.
     pub enum_constrained: rustc_hash::FxHashSet<SymId>,
+    /// Symbols standing for a field every write of which gives an object, never `None`
+    /// (`self.bias = nn.Parameter(...)`, see `modules::written_never_none`): `x is None` is
+    /// false for them.
+    pub never_none: rustc_hash::FxHashSet<SymId>,
     /// Untyped unknown values asked an enum's predicate: taken for members (see `getattr`).
     pub enum_valued: rustc_hash::FxHashSet<SymId>,
     /// What the blocks that hold the traced value returned, per class, under conditions
@@ -419,6 +423,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             enum_predicates: FxHashMap::default(),
             enum_typed: FxHashMap::default(),
             enum_constrained: rustc_hash::FxHashSet::default(),
+            never_none: Default::default(),
             enum_valued: rustc_hash::FxHashSet::default(),
             blocks: std::collections::BTreeMap::new(),
             block_reached: std::collections::BTreeMap::new(),

@@ -120,6 +120,30 @@ impl Interp<'_, '_> {
             })
     }
 
+    /// Whether every write of `self.attr` in `class` and its bases of the tree gives a value
+    /// that is never `None`: an instance (`nn.Parameter(...)`, a call of a capitalized name),
+    /// a tensor (`torch.zeros(...)`), a literal or a container. Read from a module whose
+    /// constructor is not evaluated, such a field is a symbol; this keeps `field is None` from
+    /// being a configuration of its own (vLLM's LongCat router always sets its
+    /// `e_score_correction_bias`).
+    pub fn written_never_none(&self, class: ClassId, attr: &str) -> bool {
+        let mro = self.resolver.mro(class);
+        let mut any = false;
+        for c in mro.classes.iter() {
+            let facts = self.index.class(*c);
+            for write in facts.attr_writes.iter().filter(|w| w.name.as_str() == attr) {
+                let Some(span) = write.value.filter(|_| !write.augmented) else { return false };
+                let text = crate::syntax::snippet(&self.index.file(facts.file).text, span);
+                let Ok(parsed) = ruff_python_parser::parse_expression(&format!("({text})")) else { return false };
+                if !never_none(parsed.expr()) {
+                    return false;
+                }
+                any = true;
+            }
+        }
+        any
+    }
+
     /// Whether `class` is a `torch.nn.Module` (an outside base of its MRO is).
     pub fn is_module_class(&self, class: ClassId) -> bool {
         self.resolver.mro(class).external.iter().any(|e| is_module_base(e))
@@ -146,5 +170,31 @@ impl Interp<'_, '_> {
             self.set_field(id, &name, value.restrict(&self.conds, pc), pc);
         }
         G::under(*pc, Value::none())
+    }
+}
+
+/// An expression whose value is never `None` (see `Interp::written_never_none`).
+fn never_none(expr: &ruff_python_ast::Expr) -> bool {
+    use ruff_python_ast::Expr;
+    match expr {
+        Expr::NumberLiteral(_)
+        | Expr::StringLiteral(_)
+        | Expr::BytesLiteral(_)
+        | Expr::FString(_)
+        | Expr::BooleanLiteral(_)
+        | Expr::List(_)
+        | Expr::Tuple(_)
+        | Expr::Dict(_)
+        | Expr::Set(_)
+        | Expr::ListComp(_)
+        | Expr::SetComp(_)
+        | Expr::DictComp(_)
+        | Expr::Lambda(_) => true,
+        Expr::If(e) => never_none(&e.body) && never_none(&e.orelse),
+        Expr::Call(call) => crate::syntax::dotted_name(&call.func).is_some_and(|name| {
+            let last = name.rsplit('.').next().unwrap_or(&name);
+            name.starts_with("torch.") || last.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        }),
+        _ => false,
     }
 }

@@ -2024,3 +2024,22 @@ fn a_router_that_raises_for_an_unknown_scoring_function_leaves_the_other_configu
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
     assert_eq!(out.json()["stats"]["sites"], 1, "{}", out.stdout);
 }
+
+#[test]
+fn a_field_every_write_of_which_makes_an_object_is_never_none() {
+    // The router's constructor is not evaluated while the block is built: its bias is an
+    // unknown, but every write of it is `nn.Parameter(...)`, so `bias is None` is no
+    // configuration (it read NEVER there).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.never_none_field.BiasRoutedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    // A router that sets it to `None` for another top-k method keeps that configuration.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.never_none_field.MaybeBiasRoutedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out).iter().map(|r| (r.0.as_str(), r.1)).collect::<Vec<_>>(),
+        [("ONCE", 1), ("NEVER", 0)],
+        "{}",
+        out.stdout
+    );
+}
