@@ -80,6 +80,7 @@ impl Interp<'_, '_> {
         let args = self.eval_args(frame, &call.arguments, pc);
         let stored = self.device_store_value(call, &callee, &args);
         self.out_writes.clear();
+        self.captured_writes.clear();
         let operator_caller = self.operator_caller(frame, &callee);
         if let Some(caller) = operator_caller.clone() {
             self.operator_callers.push((self.stack.len() + 1, caller));
@@ -89,6 +90,7 @@ impl Interp<'_, '_> {
             self.operator_callers.pop();
         }
         self.write_back_arguments(frame, call, pc);
+        self.write_back_captured(frame, pc);
         if let Some((pointer, value)) = stored {
             self.device_store(frame, pointer, value, pc);
         }
@@ -139,6 +141,22 @@ impl Interp<'_, '_> {
                         self.assign_in_place(frame, expr, value.clone(), &under);
                     }
                 }
+            }
+        }
+    }
+
+    /// What the nested function just called wrote into its enclosing function's tensors lands
+    /// in this frame's locals of those names (the enclosing function is the usual caller).
+    fn write_back_captured(&mut self, frame: &mut Frame, pc: &Cond) {
+        if self.captured_writes.is_empty() {
+            return;
+        }
+        for (name, value, cond) in std::mem::take(&mut self.captured_writes) {
+            let known =
+                frame.locals.contains_key(&name) || frame.captured.as_ref().is_some_and(|c| c.contains_key(&name));
+            let under = pc.and(&cond);
+            if known && self.conds.feasible(&under) {
+                self.write_local_in_place(frame, &name, value, &under, &mut Vec::new());
             }
         }
     }
@@ -615,6 +633,7 @@ impl Interp<'_, '_> {
         let keyword_locs: Vec<(Name, Option<Loc>)> = args.keywords.iter().map(|(k, a)| (k.clone(), a.loc)).collect();
         // Calls made by the body take their own writes; the caller's pending ones wait.
         let pending = std::mem::take(&mut self.out_writes);
+        let mut captured_writes: Vec<(Name, G)> = Vec::new();
         let (returns, alive, written) = match self.replay(&summary_key, pc, &selections) {
             Some(replayed) => replayed,
             None => {
@@ -636,6 +655,26 @@ impl Interp<'_, '_> {
                 self.stack.push(func);
                 self.begin_session();
                 self.exec_block(&mut frame, &def.body, &local);
+                // A nested function's in-place writes into its enclosing function's tensors
+                // (locals of that function it only reads, by Python's rule) go back to the
+                // caller after the call; a summary would not carry them.
+                captured_writes = match &frame.captured {
+                    Some(captured) => {
+                        let scope = self.resolver.local_scope(func);
+                        let mut writes: Vec<(Name, G)> = frame
+                            .locals
+                            .iter()
+                            .filter(|(n, _)| !scope.is_local(n) && captured.contains_key(*n))
+                            .map(|(n, g)| (n.clone(), g.clone()))
+                            .collect();
+                        writes.sort_by(|a, b| a.0.cmp(&b.0));
+                        writes
+                    }
+                    None => Vec::new(),
+                };
+                if !captured_writes.is_empty() {
+                    self.not_replayable();
+                }
                 // Where the body raised, it does not fall off its end.
                 if !frame.raised.is_false() {
                     frame.alive = frame.alive.and(&frame.raised.not());
@@ -665,6 +704,10 @@ impl Interp<'_, '_> {
             (returns, alive, written)
         };
         self.out_writes = pending;
+        for (name, value) in captured_writes {
+            let value = value.restrict(&self.conds, pc);
+            self.captured_writes.push((name, value, *pc));
+        }
         for (slot, value) in written {
             let loc = match &slot {
                 super::interp::ArgSlot::Positional(i) => arg_locs.get(*i).copied().flatten(),

@@ -241,7 +241,11 @@ impl Interp<'_, '_> {
     /// "which element" atom), a loop index symbol for `range(...)`, an element symbol otherwise.
     pub fn iter_element(&mut self, iterable: &G, pc: &Cond, loc: Loc, target: &Expr) -> G {
         let mut out = G::empty();
-        let target_text = self.text(Loc { file: loc.file, span: crate::syntax::Span::of(target) });
+        let mut target_text = self.text(Loc { file: loc.file, span: crate::syntax::Span::of(target) }).to_string();
+        if target_text.is_empty() {
+            // No target of its own (an element taken apart by the caller, `enumerate(...)`'s).
+            target_text = format!("an element of {}", self.text(loc));
+        }
         for (c, v) in iterable.0.clone() {
             let items: Option<Vec<G>> = match &v {
                 Value::Tuple(items) => Some(items.as_ref().clone()),

@@ -353,6 +353,9 @@ pub struct Interp<'r, 'a> {
     /// expression: `(argument, what it holds now, under which condition)`. Taken by the caller's
     /// `eval_call` right after the call.
     pub out_writes: Vec<(Loc, G, Cond)>,
+    /// What a nested function just called wrote in place into tensors of its enclosing
+    /// function (`full[a:b].copy_(out)` on a captured buffer): name, contents, where.
+    pub captured_writes: Vec<(Name, G, Cond)>,
     /// The dimensions of tensors made with a given shape (see `Num::shape`).
     pub shapes: Vec<Rc<[G]>>,
     /// The arguments of the call about to be made that are output buffers in the caller
@@ -439,6 +442,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             raise_kinds: FxHashMap::default(),
             apart: 0,
             out_writes: Vec::new(),
+            captured_writes: Vec::new(),
             shapes: Vec::new(),
             buffer_args: Default::default(),
             shared_args: Vec::new(),

@@ -2043,3 +2043,18 @@ fn a_field_every_write_of_which_makes_an_object_is_never_none() {
         out.stdout
     );
 }
+
+#[test]
+fn a_nested_function_writing_into_its_enclosing_functions_buffer_writes_there() {
+    // vLLM's chunked experts: `process_chunk` copies each chunk's scaled output into a buffer
+    // of the enclosing function, which returns the buffer. The write was lost (NEVER where
+    // chunked).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.chunk_closure.ChunkedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "config.chunked".into()), ("ONCE".into(), 1, "not config.chunked".into())],
+        "{}",
+        out.stdout
+    );
+}
