@@ -661,12 +661,15 @@ impl Interp<'_, '_> {
                 captured_writes = match &frame.captured {
                     Some(captured) => {
                         let scope = self.resolver.local_scope(func);
-                        let mut writes: Vec<(Name, G)> = frame
-                            .locals
-                            .iter()
-                            .filter(|(n, _)| !scope.is_local(n) && captured.contains_key(*n))
-                            .map(|(n, g)| (n.clone(), g.clone()))
-                            .collect();
+                        // Where the body did not write it, it holds what it held.
+                        let mut writes: Vec<(Name, G)> = Vec::new();
+                        for (name, written) in &frame.locals {
+                            let Some(before) = captured.get(name).filter(|_| !scope.is_local(name)) else { continue };
+                            let mut value = written.clone();
+                            let unwritten = value.coverage(&self.conds).not();
+                            value.extend(&self.conds, before.restrict(&self.conds, &unwritten));
+                            writes.push((name.clone(), value));
+                        }
                         writes.sort_by(|a, b| a.0.cmp(&b.0));
                         writes
                     }

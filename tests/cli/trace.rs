@@ -2049,12 +2049,12 @@ fn a_nested_function_writing_into_its_enclosing_functions_buffer_writes_there() 
     // vLLM's chunked experts: `process_chunk` copies each chunk's scaled output into a buffer
     // of the enclosing function, which returns the buffer. The write was lost (NEVER where
     // chunked).
+    // Where the nested function writes nothing (`refine_chunks` off), the buffer keeps its
+    // first pass: those configurations were lost (UNKNOWN) when only the write went back.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.chunk_closure.ChunkedMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
-    assert_eq!(
-        rows(&out),
-        [("ONCE".into(), 1, "config.chunked".into()), ("ONCE".into(), 1, "not config.chunked".into())],
-        "{}",
-        out.stdout
-    );
+    let rows = rows(&out);
+    assert_eq!(rows.len(), 4, "{}", out.stdout);
+    assert!(rows.iter().all(|r| r.0 == "ONCE" && r.1 == 1), "{}", out.stdout);
+    assert!(rows.iter().any(|r| r.2 == "config.chunked"), "{}", out.stdout);
 }
