@@ -105,6 +105,12 @@ impl Interp<'_, '_> {
                 if !self.conds.feasible(&c) {
                     continue;
                 }
+                // A tuple and a Python float (`moe_out * self.routed_scaling_factor` where the
+                // experts return `(shared, routed)`): Python raises `TypeError` there.
+                if tuple_with_scalar(op, &lv, &rv) {
+                    self.raise_of(Some("TypeError"), &c, loc);
+                    continue;
+                }
                 let v = self.binop_values(&lv, op, &rv, &c, loc, in_place);
                 out.push(&self.conds, c, v);
             }
@@ -1100,6 +1106,16 @@ impl OrDefaultNum for Option<Rc<Num>> {
     fn unwrap_or_default_num(self) -> Rc<Num> {
         self.unwrap_or_else(|| Rc::new(Num::plain_tensor()))
     }
+}
+
+/// Arithmetic between a tuple and a Python float (or a number that is not a tensor), which
+/// Python rejects: only `tuple * int` (repetition) and `tuple + tuple` are defined.
+fn tuple_with_scalar(op: Operator, left: &Value, right: &Value) -> bool {
+    let scalar = |v: &Value| {
+        matches!(v, Value::Const(Constant::Float(_))) || matches!(v, Value::Num(n) if !n.tensor && n.carries_traced())
+    };
+    matches!(op, Operator::Mult | Operator::Div | Operator::Add | Operator::Sub | Operator::MatMult | Operator::Pow)
+        && ((matches!(left, Value::Tuple(_)) && scalar(right)) || (scalar(left) && matches!(right, Value::Tuple(_))))
 }
 
 fn plain_part() -> Part {

@@ -2058,3 +2058,14 @@ fn a_nested_function_writing_into_its_enclosing_functions_buffer_writes_there() 
     assert!(rows.iter().all(|r| r.0 == "ONCE" && r.1 == 1), "{}", out.stdout);
     assert!(rows.iter().any(|r| r.2 == "config.chunked"), "{}", out.stdout);
 }
+
+#[test]
+fn a_pair_times_the_factor_raises_rather_than_scaling() {
+    // The experts return `(shared, routed)` even without shared experts; the block's branch
+    // without them multiplies the pair by the factor, which Python rejects. That configuration
+    // raises: the rows are the other one, with its application site (it read ONCE with no site).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.pair_output.PairMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    assert_eq!(out.json()["stats"]["sites"], 1, "{}", out.stdout);
+}
