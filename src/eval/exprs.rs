@@ -1205,9 +1205,12 @@ impl Interp<'_, '_> {
                         } else {
                             // An attribute of an outside base class (`self.training`), or
                             // of a module whose constructor is not evaluated.
+                            // (Asked once, when the symbol is made: reads of such fields are
+                            // frequent.)
+                            let known = self.syms.len();
                             let v = self.sym(SymKey::At(created, label.clone()), label, None);
                             if let Value::Sym(s) = v {
-                                if self.written_never_none(class, attr) {
+                                if self.syms.len() > known && self.written_never_none(class, attr) {
                                     self.never_none.insert(s);
                                 }
                             }
