@@ -472,6 +472,17 @@ fn sglang_trace_of_nemotron_h_moe_on_cuda() {
     assert!(!nemotron["rows"].as_array().unwrap().is_empty());
     let literals = row_atoms(&nemotron);
     assert!(!literals.iter().any(|a| a.contains("_platform_key")), "{literals:?}");
+    // The Triton runner's applications reach its rows, as they do `DeepseekV2MoE`'s.
+    let runner = "sglang/srt/layers/moe/moe_runner/triton_utils/fused_moe.py";
+    let triton_lines: BTreeSet<u64> = nemotron["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(row_sites)
+        .filter(|(path, _, _)| path == runner)
+        .map(|(_, line, _)| line)
+        .collect();
+    assert!(!triton_lines.is_empty(), "{:#?}", nemotron["rows"]);
 }
 
 #[test]

@@ -404,18 +404,21 @@ impl Interp<'_, '_> {
         self.named_origin(value, loc)
     }
 
-    /// `name = value`: a fresh floating-point allocation makes `name` an output buffer; another
-    /// local's tensor (`out = hidden_states`, or one arm of a conditional) makes the two share it
-    /// (and keeps `name` a buffer where it was one: the tensor is written either way). A local of
-    /// the traced name may be where it comes from (`Interp::named_origin`).
     /// After `assert test`, the locals the test reads no longer hold, where `pc` holds, the
     /// alternatives under which it fails: `assert proxy is not None` drops the `None` a
     /// parameter may be. The raise already takes those configurations out of the rows, but
     /// only where its condition could be computed exactly; without this the dropped value
     /// flows on (`proxy["hidden_states"]`, an unknown subscript) wherever it could not.
     /// Later conditions are not narrowed (that is what makes them large): only alternatives
-    /// that the assertion contradicts change.
+    /// that the assertion contradicts change. It stands for the raise, so it is not done where
+    /// the raise is no stop (`raises_muted`: an attribute read as absent) nor where the
+    /// assertion fails in every configuration of the call: nothing after it is kept then, and
+    /// where that raise is not recorded (SGLang's Triton-kernels runner asserting a gated MoE,
+    /// met for Nemotron-H) whole configurations were lost.
     fn narrow_asserted_locals(&mut self, frame: &mut Frame, test: &Expr, holds: &Cond, pc: &Cond) {
+        if holds.is_false() || self.raises_muted > 0 {
+            return;
+        }
         let mut names = Vec::new();
         names_read(test, &mut names);
         let outside = pc.not();
@@ -437,6 +440,10 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// `name = value`: a fresh floating-point allocation makes `name` an output buffer; another
+    /// local's tensor (`out = hidden_states`, or one arm of a conditional) makes the two share it
+    /// (and keeps `name` a buffer where it was one: the tensor is written either way). A local of
+    /// the traced name may be where it comes from (`Interp::named_origin`).
     fn assign_name(&mut self, frame: &mut Frame, name: &Name, value: &Expr, pc: &Cond) {
         let mut sources = Vec::new();
         let mut result = self.eval_with_sources(frame, value, pc, &mut sources);
