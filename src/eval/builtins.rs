@@ -145,8 +145,15 @@ impl Interp<'_, '_> {
                     "enumerate" => {
                         let text = format!("index of {}", self.text(loc));
                         let index = self.sym(SymKey::At(loc, text.clone()), text, None);
-                        let element =
-                            self.iter_element(&first, pc, loc, &ruff_python_ast::Expr::NoneLiteral(Default::default()));
+                        self.note_loop_element(&index);
+                        // Named after the sequence it walks (`an element of range(...)`).
+                        let sequence = args.positional.first().and_then(|a| a.loc).unwrap_or(loc);
+                        let element = self.iter_element(
+                            &first,
+                            pc,
+                            sequence,
+                            &ruff_python_ast::Expr::NoneLiteral(Default::default()),
+                        );
                         let pair = Value::Tuple(Rc::new(vec![G::under(pc.clone(), index), element]));
                         let id = self.alloc(ObjKind::List(vec![G::under(pc.clone(), pair)]), loc);
                         G::under(pc.clone(), Value::Obj(id))

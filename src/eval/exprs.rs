@@ -291,7 +291,9 @@ impl Interp<'_, '_> {
                         Value::Num(n) => Value::Num(n.clone()),
                         _ => {
                             let display = target_text.clone();
-                            self.sym(SymKey::LoopIndex(loc), display, None)
+                            let element = self.sym(SymKey::LoopIndex(loc), display, None);
+                            self.note_loop_element(&element);
+                            element
                         }
                     };
                     out.push(&self.conds, c.clone(), element);
@@ -534,7 +536,9 @@ impl Interp<'_, '_> {
                 let l = self.value_label(left, left_text);
                 let r = self.value_label(right, right_text);
                 let text = format!("{l} {} {r}", cmp_text(base));
-                self.atom(AtomKey::Test(text.clone()), || text)
+                let holds = self.atom(AtomKey::Test(text.clone()), || text);
+                self.note_iteration_test(&holds, &[left, right]);
+                holds
             }
         };
         if base == Eq {

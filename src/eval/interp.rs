@@ -239,6 +239,10 @@ pub struct Interp<'r, 'a> {
     abstracts: FxHashMap<(ClassId, SymId), HeapId>,
     /// The attributes written into unknown values, one object per symbol (`ObjKind::Opaque`).
     opaque: FxHashMap<SymId, HeapId>,
+    /// Unknown values standing for every element of a loop's sequence (see `iterations.rs`).
+    pub loop_elements: rustc_hash::FxHashSet<SymId>,
+    /// Per-iteration atoms, with the loop element each tests.
+    pub iteration_atoms: FxHashMap<usize, SymId>,
     /// NamedTuples built so far, by class and place (see `Interp::named_tuple`).
     pub records: FxHashMap<(ClassId, Loc), Vec<HeapId>>,
     /// Per object, how many times its contents changed (see `summary.rs`).
@@ -400,6 +404,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             splits: FxHashMap::default(),
             abstracts: FxHashMap::default(),
             opaque: FxHashMap::default(),
+            loop_elements: Default::default(),
+            iteration_atoms: FxHashMap::default(),
             records: FxHashMap::default(),
             versions: Vec::new(),
             shared: Vec::new(),
@@ -565,6 +571,9 @@ impl<'r, 'a> Interp<'r, 'a> {
         let cond = self.conds.atom(key.clone(), display);
         if self.conds.atoms().len() > before {
             let atom = self.conds.atoms()[before].clone();
+            if let Some(element) = atom.key.about().and_then(|s| self.loop_element_of(s)) {
+                self.iteration_atoms.insert(before, element);
+            }
             let names: Vec<String> = match atom.key.about() {
                 Some(s) => {
                     let sym = &self.syms[s as usize];

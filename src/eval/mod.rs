@@ -11,6 +11,7 @@ mod custom_ops;
 mod device;
 mod exprs;
 mod interp;
+mod iterations;
 pub mod kernels;
 mod lists;
 mod loading;

@@ -140,12 +140,24 @@ impl Interp<'_, '_> {
                 }
                 let iterable = iterable.restrict(&self.conds, pc);
                 if let Some(items) = self.small_sequence(&iterable) {
-                    self.unrolled_loop(frame, node, items, pc);
+                    // `enumerate(xs)` is one item standing for every element of `xs`.
+                    let mut elements = rustc_hash::FxHashSet::default();
+                    for item in &items {
+                        self.loop_elements_in(item, &mut elements);
+                    }
+                    let before = self.locals_before_iterations(frame, &elements);
+                    self.unrolled_loop(frame, node, items, pc, &before, &elements);
                     return;
                 }
                 let element = self.iter_element(&iterable, pc, iter_loc, &node.target);
+                let mut elements = rustc_hash::FxHashSet::default();
+                self.loop_elements_in(&element, &mut elements);
+                let before = self.locals_before_iterations(frame, &elements);
                 self.assign_target(frame, &node.target, element, pc);
                 self.loop_body(frame, &node.body, pc);
+                if let Some(before) = &before {
+                    self.end_iterations(frame, before, &elements);
+                }
                 self.exec_block(frame, &node.orelse, pc);
             }
             Stmt::While(node) => {
@@ -265,7 +277,15 @@ impl Interp<'_, '_> {
     /// condition that no earlier one broke out or returned — so a search loop
     /// (`for klass in type(self).__mro__: if name in klass.__dict__: return ...`) finds the
     /// first match, as Python does. `else` runs where the loop did not break.
-    fn unrolled_loop(&mut self, frame: &mut Frame, node: &ast::StmtFor, items: Vec<G>, pc: &Cond) {
+    fn unrolled_loop(
+        &mut self,
+        frame: &mut Frame,
+        node: &ast::StmtFor,
+        items: Vec<G>,
+        pc: &Cond,
+        before: &Option<rustc_hash::FxHashMap<ruff_python_ast::name::Name, G>>,
+        elements: &rustc_hash::FxHashSet<crate::eval::value::SymId>,
+    ) {
         let mut going = *pc;
         for item in items {
             if !self.conds.feasible(&going.and(&frame.alive)) {
@@ -285,6 +305,9 @@ impl Interp<'_, '_> {
             self.exec_block(frame, &node.body, &here);
             going = going.and(&frame.loop_broken.not());
             (frame.loop_alive, frame.loop_broken) = outer;
+        }
+        if let Some(before) = before {
+            self.end_iterations(frame, before, elements);
         }
         self.exec_block(frame, &node.orelse, &going);
     }

@@ -2060,6 +2060,34 @@ fn a_nested_function_writing_into_its_enclosing_functions_buffer_writes_there() 
 }
 
 #[test]
+fn a_test_of_a_loop_element_is_not_a_configuration() {
+    // vLLM's chunked experts run as many chunks as the largest rank has tokens and store only
+    // their own: `skip_result_store` differs between iterations. Read as a configuration, it
+    // made a NEVER row where the rank "skips every chunk".
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.padded_chunks.PaddedChunkMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    // The site still says in which iterations it runs.
+    assert_eq!(
+        out.json()["rows"][0]["parts"][0]["sites"][0]["when"],
+        "not (an element of range(0, max_tokens_across_ranks, 4) >= full_hidden_states.size(0))",
+        "{}",
+        out.stdout
+    );
+
+    // Only the first chunk scaled again: tokens scaled once and tokens scaled twice, in one
+    // buffer (it read TWICE in a "first iteration" configuration and ONCE in another).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.padded_chunks.FirstChunkRescaledMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    let json = out.json();
+    let mixed: Vec<&serde_json::Value> =
+        json["rows"].as_array().unwrap().iter().filter(|r| r["verdict"] == "MIXED").collect();
+    assert_eq!(mixed.len(), 1, "{}", out.stdout);
+    assert_eq!(mixed[0]["exponents"], serde_json::json!([1, 2]), "{}", out.stdout);
+    assert_eq!(mixed[0]["when"], "config.rescale_first_chunk", "{}", out.stdout);
+}
+
+#[test]
 fn a_pair_times_the_factor_raises_rather_than_scaling() {
     // The experts return `(shared, routed)` even without shared experts; the block's branch
     // without them multiplies the pair by the factor, which Python rejects. That configuration

@@ -378,6 +378,15 @@ impl Conds {
         Self::quantified(cond, &self.per_program, exists).unwrap_or(*cond)
     }
 
+    /// `cond` with the atoms `vars` quantified away, existentially or universally; `cond`
+    /// itself when too large to compute.
+    pub fn over_atoms(&self, cond: &Cond, vars: &rustc_hash::FxHashSet<u32>, exists: bool) -> Cond {
+        if vars.is_empty() || cond.0 <= TRUE {
+            return *cond;
+        }
+        Self::quantified(cond, vars, exists).unwrap_or(*cond)
+    }
+
     /// `cond` with `vars` quantified away; `None` when too large.
     fn quantified(cond: &Cond, vars: &rustc_hash::FxHashSet<u32>, exists: bool) -> Option<Cond> {
         with(|t| {

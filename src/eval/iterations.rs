@@ -1,0 +1,187 @@
+//! Loops whose iterations the evaluation does not tell apart. A loop over a sequence of unknown
+//! length runs its body once, for an element that stands for every element. A test of that
+//! element — `if chunk_start >= num_tokens`, `if i == 0`, `if layer.is_moe` — is true in some
+//! iterations and false in others: it is not a configuration, and reading it as one made
+//! "this iteration is past the data" a row of its own (vLLM's chunked experts, where a rank
+//! runs extra chunks to keep its collectives in step and stores none of them, read NEVER).
+//!
+//! Such a test is a *per-iteration* atom, treated like a device kernel's per-program tests
+//! (`device.rs`): a site under it runs where some iteration runs it, and when the loop ends the
+//! atoms are quantified away from the locals it leaves behind. A value the loop bound is there
+//! where some iteration binds it; a value from before the loop stays only where no iteration
+//! rebinds it. Where iterations differ in what they bind (only the first chunk scaled), both
+//! values are there: the output holds both kinds of data. Attribute writes into objects are
+//! not quantified: they keep the atoms, which then read as conditions.
+
+use std::rc::Rc;
+
+use ruff_python_ast::name::Name;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::cond::Cond;
+use super::interp::{Frame, Interp};
+use super::ops::union;
+use super::value::{G, SymId, SymKey, Value};
+
+impl Interp<'_, '_> {
+    /// Records that the unknown value `element` stands for every element of a loop's sequence
+    /// (or their position, `enumerate`'s index): tests of it, or of anything read from it,
+    /// are per-iteration.
+    pub fn note_loop_element(&mut self, element: &Value) {
+        if let Value::Sym(s) = element {
+            self.loop_elements.insert(*s);
+        }
+    }
+
+    /// The loop element the unknown value `s` is, or was read from (`layer.is_moe`).
+    pub fn loop_element_of(&self, mut s: SymId) -> Option<SymId> {
+        // Bounded: symbols are made from earlier ones, so the chain ends; the bound only
+        // guards against a mistake turning into a hang.
+        for _ in 0..64 {
+            if self.loop_elements.contains(&s) {
+                return Some(s);
+            }
+            match &self.syms[s as usize].key {
+                SymKey::Path(parent, _) => s = *parent,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// Marks the atom `cond` stands for as per-iteration when one of the values it tests is (or
+    /// was read from) a loop element.
+    pub fn note_iteration_test(&mut self, cond: &Cond, operands: &[&Value]) {
+        let Some((atom, _)) = self.conds.as_literal(cond) else { return };
+        let element = operands.iter().find_map(|v| match v {
+            Value::Sym(s) => self.loop_element_of(*s),
+            _ => None,
+        });
+        if let Some(element) = element {
+            self.iteration_atoms.entry(atom).or_insert(element);
+        }
+    }
+
+    /// The loop elements among the values of `g` (looking into tuples: `enumerate`'s pairs).
+    pub fn loop_elements_in(&self, g: &G, out: &mut FxHashSet<SymId>) {
+        for (_, v) in g.iter() {
+            match v {
+                Value::Sym(s) if self.loop_elements.contains(s) => {
+                    out.insert(*s);
+                }
+                Value::Tuple(items) => {
+                    for item in items.iter() {
+                        self.loop_elements_in(item, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The locals as a loop over `elements` begins, kept to tell what its iterations rebind;
+    /// `None` when it has no element standing for many (nothing to quantify, nothing kept).
+    pub fn locals_before_iterations(&self, frame: &Frame, elements: &FxHashSet<SymId>) -> Option<FxHashMap<Name, G>> {
+        (!elements.is_empty() && frame.kernel.is_none()).then(|| frame.locals.clone())
+    }
+
+    /// What the loop over `elements` leaves behind, over all its iterations (see the module
+    /// documentation): its per-iteration atoms quantified away from the locals, the returns
+    /// and where the function goes on. `before`: the locals when the loop began.
+    pub fn end_iterations(&mut self, frame: &mut Frame, before: &FxHashMap<Name, G>, elements: &FxHashSet<SymId>) {
+        let vars: FxHashSet<u32> = self
+            .iteration_atoms
+            .iter()
+            .filter(|(_, element)| elements.contains(element))
+            .map(|(&atom, _)| atom as u32)
+            .collect();
+        if vars.is_empty() {
+            return;
+        }
+        let mentions =
+            |conds: &super::cond::Conds, c: &Cond| conds.support(c).iter().any(|a| vars.contains(&(*a as u32)));
+        let mut names: Vec<Name> = frame
+            .locals
+            .iter()
+            .filter(|(_, g)| g.iter().any(|(c, _)| mentions(&self.conds, c)))
+            .map(|(name, _)| name.clone())
+            .collect();
+        names.sort();
+        for name in names {
+            let old = before.get(&name);
+            let mut alternatives = Vec::new();
+            for (c, v) in frame.locals[&name].iter() {
+                // A value from before the loop is left where every iteration leaves it. Data is
+                // told apart by identity: an iteration that stores unscaled data into a fresh
+                // buffer (`torch.empty`) wrote it, though the two read alike.
+                let kept = old.is_some_and(|g| g.iter().any(|(_, o)| same_binding(o, v)));
+                alternatives.push((self.conds.over_atoms(c, &vars, !kept), v.clone()));
+            }
+            let out = self.unite_overlapping(alternatives);
+            frame.locals.insert(name, out);
+        }
+        if frame.returns.iter().any(|(c, _)| mentions(&self.conds, c)) {
+            let mut out = G::empty();
+            for (c, v) in frame.returns.iter() {
+                out.push(&self.conds, self.conds.over_atoms(c, &vars, true), v.clone());
+            }
+            frame.returns = out;
+        }
+        // Where some iteration returned and another did not, the function may go on.
+        frame.alive = self.conds.over_atoms(&frame.alive, &vars, true);
+        for bound in frame.bound.values_mut() {
+            *bound = self.conds.over_atoms(bound, &vars, true);
+        }
+    }
+}
+
+impl Interp<'_, '_> {
+    /// Alternatives that now overlap, made one where both are data: iterations that stored
+    /// different data into one buffer (the first chunk scaled, the others not) left a buffer
+    /// holding both, not one or the other.
+    fn unite_overlapping(&self, alternatives: Vec<(Cond, Value)>) -> G {
+        let mut out: Vec<(Cond, Value)> = Vec::new();
+        for (c, v) in alternatives {
+            let Value::Num(n) = &v else {
+                out.push((c, v));
+                continue;
+            };
+            if !n.tensor || out.len() > MAX_UNITED {
+                out.push((c, v));
+                continue;
+            }
+            let mut rest = c;
+            let mut next = Vec::with_capacity(out.len() + 2);
+            for (d, w) in out {
+                let both = d.and(&c);
+                match &w {
+                    Value::Num(m) if m.tensor && self.conds.feasible(&both) => {
+                        next.push((d.and(&c.not()), w.clone()));
+                        next.push((both, Value::Num(Rc::new(union(m, n)))));
+                        rest = rest.and(&d.not());
+                    }
+                    _ => next.push((d, w)),
+                }
+            }
+            next.push((rest, v));
+            out = next;
+        }
+        let mut g = G::empty();
+        for (c, v) in out {
+            g.push(&self.conds, c, v);
+        }
+        g
+    }
+}
+
+/// Overlapping alternatives of one local made one up to this many (each may split in two).
+const MAX_UNITED: usize = 16;
+
+/// Whether a local still holds what it held: the same data (not only data of the same scale),
+/// or a value that is the same thing.
+fn same_binding(before: &Value, after: &Value) -> bool {
+    match (before, after) {
+        (Value::Num(a), Value::Num(b)) => std::rc::Rc::ptr_eq(a, b),
+        _ => before.same(after),
+    }
+}
