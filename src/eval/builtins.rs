@@ -143,6 +143,23 @@ impl Interp<'_, '_> {
                 };
                 match name {
                     "enumerate" => {
+                        // Over a short sequence known item by item: its items, numbered.
+                        if let Some(sequences) = self.small_sequences(&first) {
+                            let mut out = G::empty();
+                            for (c, items) in sequences {
+                                let pairs = items
+                                    .into_iter()
+                                    .enumerate()
+                                    .map(|(i, item)| {
+                                        let index = G::under(c, Value::Const(Constant::Int(i as i64)));
+                                        G::under(c, Value::Tuple(Rc::new(vec![index, item])))
+                                    })
+                                    .collect();
+                                let id = self.alloc(ObjKind::List(pairs), loc);
+                                out.push(&self.conds, c.and(pc), Value::Obj(id));
+                            }
+                            return out;
+                        }
                         let text = format!("index of {}", self.text(loc));
                         let index = self.sym(SymKey::At(loc, text.clone()), text, None);
                         self.note_loop_element(&index);
@@ -158,20 +175,7 @@ impl Interp<'_, '_> {
                         let id = self.alloc(ObjKind::List(vec![G::under(pc.clone(), pair)]), loc);
                         G::under(pc.clone(), Value::Obj(id))
                     }
-                    "zip" => {
-                        let mut items = Vec::new();
-                        for a in &args.positional {
-                            items.push(self.iter_element(
-                                &a.value,
-                                pc,
-                                loc,
-                                &ruff_python_ast::Expr::NoneLiteral(Default::default()),
-                            ));
-                        }
-                        let id =
-                            self.alloc(ObjKind::List(vec![G::under(pc.clone(), Value::Tuple(Rc::new(items)))]), loc);
-                        G::under(pc.clone(), Value::Obj(id))
-                    }
+                    "zip" => self.zip(&args, pc, loc),
                     _ => first,
                 }
             }
@@ -254,9 +258,87 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// `zip(a, b)`: pairs by position where some argument is a short sequence known item by
+    /// item (`zip(states, trunc_sizes)` over a `(shared, routed)` pair), one alternative per
+    /// combination of the known ones' alternatives; an argument not known item by item gives
+    /// its one element standing for all to every pair. Otherwise one pair of such elements.
+    fn zip(&mut self, args: &Args, pc: &Cond, loc: Loc) -> G {
+        let known: Vec<Option<Vec<(Cond, Vec<G>)>>> =
+            args.positional.iter().map(|a| self.small_sequences(&a.value)).collect();
+        let any_known = known.iter().any(Option::is_some);
+        let mut elements = Vec::with_capacity(known.len());
+        for (arg, sequences) in args.positional.iter().zip(&known) {
+            elements.push(match sequences {
+                Some(_) if any_known => G::empty(),
+                _ => self.iter_element(&arg.value, pc, loc, &ruff_python_ast::Expr::NoneLiteral(Default::default())),
+            });
+        }
+        // Combinations of the known arguments' alternatives, each with its condition.
+        let mut combinations: Vec<(Cond, Vec<Option<Vec<G>>>)> = vec![(*pc, Vec::new())];
+        for sequences in &known {
+            let mut next = Vec::new();
+            for (c, chosen) in &combinations {
+                match sequences {
+                    Some(alternatives) => {
+                        for (ac, items) in alternatives {
+                            let both = c.and(ac);
+                            if self.conds.feasible(&both) {
+                                let mut chosen = chosen.clone();
+                                chosen.push(Some(items.clone()));
+                                next.push((both, chosen));
+                            }
+                        }
+                    }
+                    None => {
+                        let mut chosen = chosen.clone();
+                        chosen.push(None);
+                        next.push((*c, chosen));
+                    }
+                }
+            }
+            combinations = next;
+        }
+        if !any_known || combinations.len() > MAX_ZIPPED {
+            let mut elements = elements;
+            for (i, arg) in args.positional.iter().enumerate() {
+                if known[i].is_some() {
+                    let none = ruff_python_ast::Expr::NoneLiteral(Default::default());
+                    elements[i] = self.iter_element(&arg.value, pc, loc, &none);
+                }
+            }
+            let pair = Value::Tuple(Rc::new(elements));
+            let id = self.alloc(ObjKind::List(vec![G::under(*pc, pair)]), loc);
+            return G::under(*pc, Value::Obj(id));
+        }
+        let mut out = G::empty();
+        for (c, chosen) in combinations {
+            let length = chosen.iter().flatten().map(Vec::len).min().unwrap_or(0);
+            let pairs = (0..length)
+                .map(|i| {
+                    let items = chosen
+                        .iter()
+                        .zip(&elements)
+                        .map(|(items, element)| match items {
+                            Some(items) => items[i].restrict(&self.conds, &c),
+                            None => element.restrict(&self.conds, &c),
+                        })
+                        .collect();
+                    G::under(c, Value::Tuple(Rc::new(items)))
+                })
+                .collect();
+            let id = self.alloc(ObjKind::List(pairs), loc);
+            out.push(&self.conds, c, Value::Obj(id));
+        }
+        out
+    }
+
     fn anon(&mut self, pc: &Cond, loc: Loc) -> G {
         let text = self.text(loc);
         let v = self.sym(SymKey::At(loc, text.clone()), text, None);
         G::under(pc.clone(), v)
     }
 }
+
+/// Combinations of `zip`'s arguments' alternatives taken pair by pair; past this, one pair of
+/// elements standing for all.
+const MAX_ZIPPED: usize = 16;

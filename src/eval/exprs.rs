@@ -208,14 +208,20 @@ impl Interp<'_, '_> {
         if let [generator] = generators {
             if generator.ifs.is_empty() {
                 let iterable = self.eval(frame, &generator.iter, pc);
-                if let Some(known) = self.small_sequence(&iterable) {
-                    let mut items = Vec::with_capacity(known.len());
-                    for item in known {
-                        self.assign_target(frame, &generator.target, item, pc);
-                        items.push(self.eval(frame, elt, pc));
+                if let Some(sequences) = self.small_sequences(&iterable) {
+                    // One list per alternative of the sequence, under its condition.
+                    let mut out = G::empty();
+                    for (c, known) in sequences {
+                        let here = pc.and(&c);
+                        let mut items = Vec::with_capacity(known.len());
+                        for item in known {
+                            self.assign_target(frame, &generator.target, item.restrict(&self.conds, &here), &here);
+                            items.push(self.eval(frame, elt, &here));
+                        }
+                        let id = self.alloc(ObjKind::List(items), loc);
+                        out.push(&self.conds, here, Value::Obj(id));
                     }
-                    let id = self.alloc(ObjKind::List(items), loc);
-                    return G::under(*pc, Value::Obj(id));
+                    return out;
                 }
             }
         }

@@ -139,14 +139,18 @@ impl Interp<'_, '_> {
                     return;
                 }
                 let iterable = iterable.restrict(&self.conds, pc);
-                if let Some(items) = self.small_sequence(&iterable) {
+                if let Some(sequences) = self.small_sequences(&iterable) {
                     // `enumerate(xs)` is one item standing for every element of `xs`.
                     let mut elements = rustc_hash::FxHashSet::default();
-                    for item in &items {
+                    for item in sequences.iter().flat_map(|(_, items)| items) {
                         self.loop_elements_in(item, &mut elements);
                     }
                     let before = self.locals_before_iterations(frame, &elements);
-                    self.unrolled_loop(frame, node, items, pc, &before, &elements);
+                    // One sequence per alternative, each run under its condition (writes are
+                    // gated, as in the arms of an `if`).
+                    for (c, items) in sequences {
+                        self.unrolled_loop(frame, node, items, &pc.and(&c), &before, &elements);
+                    }
                     return;
                 }
                 let element = self.iter_element(&iterable, pc, iter_loc, &node.target);
@@ -259,18 +263,25 @@ impl Interp<'_, '_> {
         (frame.loop_alive, frame.loop_broken) = outer;
     }
 
-    /// The elements of a tuple or list the evaluator built, when it is one value with few
-    /// enough elements to run the loop over each in order.
-    pub fn small_sequence(&self, iterable: &G) -> Option<Vec<G>> {
-        let items = match iterable.single()? {
-            Value::Tuple(items) => items.as_ref().clone(),
-            Value::Obj(id) => match &self.read_object(*id).kind {
-                ObjKind::List(items) => items.clone(),
+    /// Every alternative of `iterable` as a short sequence known item by item, with its
+    /// condition (`[shared, routed]` where there are shared experts, `[routed]` elsewhere).
+    pub fn small_sequences(&self, iterable: &G) -> Option<Vec<(Cond, Vec<G>)>> {
+        let mut out = Vec::new();
+        for (c, v) in iterable.iter() {
+            let items = match v {
+                Value::Tuple(items) => items.as_ref().clone(),
+                Value::Obj(id) => match &self.read_object(*id).kind {
+                    ObjKind::List(items) => items.clone(),
+                    _ => return None,
+                },
                 _ => return None,
-            },
-            _ => return None,
-        };
-        (items.len() <= MAX_UNROLLED).then_some(items)
+            };
+            if items.len() > MAX_UNROLLED {
+                return None;
+            }
+            out.push((*c, items));
+        }
+        (!out.is_empty()).then_some(out)
     }
 
     /// `for x in (a, b, c)`: the body once per element, in order, each iteration under the

@@ -2088,6 +2088,29 @@ fn a_test_of_a_loop_element_is_not_a_configuration() {
 }
 
 #[test]
+fn zip_and_enumerate_over_a_known_pair_go_item_by_item() {
+    // vLLM's runner cuts `(shared, routed)` pair by pair with `zip(states, sizes)`: one element
+    // standing for both made "which item" a configuration, and the block read NEVER where it
+    // has shared experts (every vLLM 0.17 block with shared experts built on `SharedFusedMoE`).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.zipped_pair.ZippedPairMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+
+    // `enumerate` over the pair numbers its items: item 1, the routed output, scaled again.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.zipped_pair.NumberedPairMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not config.n_shared_experts".into()),
+            ("TWICE".into(), 2, "config.n_shared_experts".into())
+        ],
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn a_pair_times_the_factor_raises_rather_than_scaling() {
     // The experts return `(shared, routed)` even without shared experts; the block's branch
     // without them multiplies the pair by the factor, which Python rejects. That configuration
