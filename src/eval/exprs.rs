@@ -836,6 +836,11 @@ impl Interp<'_, '_> {
         all
     }
 
+    /// Whether some item of a tuple is surely a tensor in every alternative it has.
+    fn holds_tensor(&self, items: &[G]) -> bool {
+        items.iter().any(|g| !g.is_empty() && g.iter().all(|(_, v)| matches!(v, Value::Num(n) if n.tensor)))
+    }
+
     /// `value.attr` for every alternative.
     pub fn getattr_g(&mut self, base: &G, attr: &str, pc: &Cond, loc: Loc) -> G {
         let mut out = G::empty();
@@ -992,6 +997,12 @@ impl Interp<'_, '_> {
             {
                 let text = self.text(loc);
                 G::under(*pc, self.sym(SymKey::At(loc, text.clone()), text, None))
+            }
+            // A tuple of tensors (`(shared, routed)` where the code expects one tensor) has no
+            // tensor methods: `out.view(n, d)` raises `AttributeError` there.
+            Value::Tuple(items) if !tuple_attribute(attr) && self.holds_tensor(items) => {
+                self.raise_of(Some("AttributeError"), pc, loc);
+                G::empty()
             }
             Value::Num(_) | Value::ExternalObj(_) | Value::Const(_) | Value::Tuple(_) => {
                 G::under(pc.clone(), Value::Method(Box::new(value.clone()), Rc::from(attr)))
@@ -1874,4 +1885,9 @@ fn keep_shape(old: &G, new: G) -> G {
             other => (c, other),
         })
         .collect())
+}
+
+/// The attributes a Python tuple has: `count`, `index` and the special methods.
+fn tuple_attribute(attr: &str) -> bool {
+    matches!(attr, "count" | "index") || (attr.starts_with("__") && attr.ends_with("__"))
 }

@@ -875,7 +875,9 @@ fn answer(
         })
         .collect();
     let stopped = interp.steps > super::interp::MAX_STEPS;
-    let raises = if rows.is_empty() && !stopped {
+    // Where configurations raise, they leave the table: said, widest first (all of them when
+    // nothing reached the end).
+    let raises = if !stopped {
         conds
             .raise_places()
             .into_iter()

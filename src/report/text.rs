@@ -442,11 +442,16 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
             "no configuration reaches the end of the method; as evaluated, every one raises or is excluded"
         };
         let _ = writeln!(out, "  (none: {why})");
-        if !report.raises.is_empty() {
-            let _ = writeln!(out, "\nwhere it raises (share of configurations that raise there):");
-            for raise in &report.raises {
-                let _ = writeln!(out, "  {:>5.1}%  {}  {}", raise.share * 100.0, raise.location, short(&raise.source));
-            }
+    }
+    if !report.raises.is_empty() {
+        let what = if report.rows.is_empty() {
+            "where it raises"
+        } else {
+            "where configurations raise, left out of the table"
+        };
+        let _ = writeln!(out, "\n{what} (share of configurations that raise there):");
+        for raise in &report.raises {
+            let _ = writeln!(out, "  {:>5.1}%  {}  {}", raise.share * 100.0, raise.location, short(&raise.source));
         }
     }
     let mut shown: Vec<&SiteOut> = Vec::new();

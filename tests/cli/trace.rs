@@ -2120,3 +2120,18 @@ fn a_pair_times_the_factor_raises_rather_than_scaling() {
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
     assert_eq!(out.json()["stats"]["sites"], 1, "{}", out.stdout);
 }
+
+#[test]
+fn a_tensor_method_of_a_pair_raises_and_the_raise_is_listed() {
+    // The branch without shared experts reshapes the experts' `(None, routed)` pair: Python
+    // raises `AttributeError`. That configuration read UNKNOWN ("no data the evaluation could
+    // follow"); it leaves the table, and the place it raises is listed beside the rows.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.pair_output.ReshapedPairMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    let json = out.json();
+    let raises = json["raises"].as_array().unwrap();
+    assert_eq!(raises.len(), 1, "{}", out.stdout);
+    assert_eq!(raises[0]["source"], "final_hidden_states.view", "{}", out.stdout);
+    assert_eq!(raises[0]["location"]["line"], 58, "{}", out.stdout);
+}
