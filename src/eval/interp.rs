@@ -243,6 +243,8 @@ pub struct Interp<'r, 'a> {
     pub loop_elements: rustc_hash::FxHashSet<SymId>,
     /// Per-iteration atoms, with the loop element each tests.
     pub iteration_atoms: FxHashMap<usize, SymId>,
+    /// The loops over data being evaluated, innermost last (see `Interp::data_loop`).
+    pub data_loops: Vec<SymId>,
     /// NamedTuples built so far, by class and place (see `Interp::named_tuple`).
     pub records: FxHashMap<(ClassId, Loc), Vec<HeapId>>,
     /// Per object, how many times its contents changed (see `summary.rs`).
@@ -406,6 +408,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             opaque: FxHashMap::default(),
             loop_elements: Default::default(),
             iteration_atoms: FxHashMap::default(),
+            data_loops: Vec::new(),
             records: FxHashMap::default(),
             versions: Vec::new(),
             shared: Vec::new(),

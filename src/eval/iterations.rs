@@ -21,7 +21,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::cond::Cond;
 use super::interp::{Frame, Interp};
 use super::ops::union;
-use super::value::{G, SymId, SymKey, Value};
+use super::value::{G, Loc, SymId, SymKey, Value};
 
 impl Interp<'_, '_> {
     /// Records that the unknown value `element` stands for every element of a loop's sequence
@@ -49,14 +49,32 @@ impl Interp<'_, '_> {
         None
     }
 
+    /// For a loop whose element is data (a tensor's rows, `for expert_idx in expert_hit`): an
+    /// element standing for the loop, under which tests of data in its body are per-iteration.
+    pub fn data_loop(&mut self, element: &G, loc: Loc) -> Option<SymId> {
+        if !element.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor)) {
+            return None;
+        }
+        let text = format!("an iteration over {}", self.text(loc));
+        let loop_sym = self.sym_id(SymKey::LoopIndex(loc), text, None);
+        self.loop_elements.insert(loop_sym);
+        Some(loop_sym)
+    }
+
     /// Marks the atom `cond` stands for as per-iteration when one of the values it tests is (or
-    /// was read from) a loop element.
+    /// was read from) a loop element, or is data tested in the body of a loop over data.
     pub fn note_iteration_test(&mut self, cond: &Cond, operands: &[&Value]) {
         let Some((atom, _)) = self.conds.as_literal(cond) else { return };
-        let element = operands.iter().find_map(|v| match v {
-            Value::Sym(s) => self.loop_element_of(*s),
-            _ => None,
-        });
+        let element = operands
+            .iter()
+            .find_map(|v| match v {
+                Value::Sym(s) => self.loop_element_of(*s),
+                _ => None,
+            })
+            .or_else(|| {
+                let data = operands.iter().any(|v| matches!(v, Value::Num(n) if n.tensor));
+                data.then(|| self.data_loops.last().copied()).flatten()
+            });
         if let Some(element) = element {
             self.iteration_atoms.entry(atom).or_insert(element);
         }

@@ -156,9 +156,17 @@ impl Interp<'_, '_> {
                 let element = self.iter_element(&iterable, pc, iter_loc, &node.target);
                 let mut elements = rustc_hash::FxHashSet::default();
                 self.loop_elements_in(&element, &mut elements);
+                // A loop over data (the experts a batch hit): tests of data in its body differ
+                // between iterations, under one element standing for the loop.
+                let over_data = self.data_loop(&element, iter_loc);
+                elements.extend(over_data);
                 let before = self.locals_before_iterations(frame, &elements);
                 self.assign_target(frame, &node.target, element, pc);
+                self.data_loops.extend(over_data);
                 self.loop_body(frame, &node.body, pc);
+                if over_data.is_some() {
+                    self.data_loops.pop();
+                }
                 if let Some(before) = &before {
                     self.end_iterations(frame, before, &elements);
                 }

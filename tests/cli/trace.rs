@@ -2088,6 +2088,16 @@ fn a_test_of_a_loop_element_is_not_a_configuration() {
 }
 
 #[test]
+fn a_test_of_data_in_a_loop_over_data_is_not_a_configuration() {
+    // transformers 5 runs the experts a batch hit one by one and skips the sentinel expert
+    // with `continue`: `expert_idx == self.num_experts` is a test of data in a loop over data.
+    // As a configuration it made a NEVER row where "the expert is the sentinel".
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.expert_loop.ExpertLoopMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+}
+
+#[test]
 fn zip_and_enumerate_over_a_known_pair_go_item_by_item() {
     // vLLM's runner cuts `(shared, routed)` pair by pair with `zip(states, sizes)`: one element
     // standing for both made "which item" a configuration, and the block read NEVER where it
