@@ -1160,8 +1160,12 @@ impl Interp<'_, '_> {
                 return self.object_attr(id, attr, pc, loc);
             }
             None => {
-                // `nn.Module.register_parameter(name, p)` and the like set an attribute.
-                if unknown_base.is_none() && self.is_registration_method(class, attr) {
+                // `nn.Module.register_parameter(name, p)` and the like set an attribute;
+                // `module.to(dtype)` and the like return the module.
+                if unknown_base.is_none()
+                    && (self.is_registration_method(class, attr)
+                        || (super::modules::SELF_RETURNING_METHODS.contains(&attr) && self.is_module_class(class)))
+                {
                     out.push(&self.conds, rest, Value::Method(Box::new(Value::Obj(id)), Rc::from(attr)));
                     return out;
                 }

@@ -23,6 +23,23 @@ use crate::index::ClassId;
 /// The methods that set an attribute by name.
 pub const REGISTRATION_METHODS: [&str; 4] = ["register_parameter", "register_buffer", "add_module", "register_module"];
 
+/// The methods of `torch.nn.Module` that return the module itself (torch 2.x).
+pub const SELF_RETURNING_METHODS: [&str; 13] = [
+    "to",
+    "cuda",
+    "cpu",
+    "xpu",
+    "float",
+    "half",
+    "bfloat16",
+    "double",
+    "type",
+    "train",
+    "eval",
+    "requires_grad_",
+    "to_empty",
+];
+
 /// Attributes and methods of `torch.nn.Module` itself (torch 2.x).
 const MODULE_ATTRIBUTES: &[&str] = &[
     "training",

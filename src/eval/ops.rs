@@ -595,6 +595,13 @@ impl Interp<'_, '_> {
             (ObjKind::Instance(_), name) if super::modules::REGISTRATION_METHODS.contains(&name) => {
                 self.register_on_module(id, &args, &relative)
             }
+            // `HyperConnection(config).to(dtype=torch.float32)`: `nn.Module`'s device, dtype and
+            // mode methods return the module itself.
+            (ObjKind::Instance(class), name)
+                if super::modules::SELF_RETURNING_METHODS.contains(&name) && self.is_module_class(class) =>
+            {
+                G::under(relative, Value::Obj(id))
+            }
             (ObjKind::List(mut items), "append") => {
                 if let Some(arg) = args.positional.first() {
                     items.push(arg.value.restrict(&self.conds, pc));

@@ -2098,6 +2098,16 @@ fn a_test_of_data_in_a_loop_over_data_is_not_a_configuration() {
 }
 
 #[test]
+fn a_module_moved_to_another_dtype_is_the_module() {
+    // `HyperConnection(config).to(dtype=torch.float32)`: `nn.Module.to` returns the module.
+    // Taken for an unknown callee, the layer's output went through code of unknown effect
+    // (UNKNOWN; transformers 5's DeepSeek V4 and HY V4 decoder layers).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.module_to.HyperConnectedLayer"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+}
+
+#[test]
 fn zip_and_enumerate_over_a_known_pair_go_item_by_item() {
     // vLLM's runner cuts `(shared, routed)` pair by pair with `zip(states, sizes)`: one element
     // standing for both made "which item" a configuration, and the block read NEVER where it
