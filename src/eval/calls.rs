@@ -528,9 +528,10 @@ impl Interp<'_, '_> {
         }
         // Called by a module inside the entry (a decoder layer), not by the entry itself: what
         // the entry calls directly (its router, its experts) is part of its own answer. An
-        // entry that only keeps the value (a decoder layer) asks about the block it calls.
+        // entry that only keeps the value, or never names it outside its constructor (a
+        // decoder layer), asks about the block it calls.
         let forwards = self.stack.iter().filter(|f| self.index.function(**f).name.as_str() == "forward").count();
-        if forwards < if keeps_only { 1 } else { 2 } {
+        if forwards < if keeps_only || !self.entry_names_value { 1 } else { 2 } {
             return None;
         }
         let Some(Value::Obj(id)) = receiver else { return None };

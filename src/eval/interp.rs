@@ -334,6 +334,9 @@ pub struct Interp<'r, 'a> {
     /// Whether a method of the entry's class (other than its constructor) reads the value from
     /// `self`: an entry that only keeps it (vLLM's GLM-4 MoE decoder layer) is no block.
     pub entry_reads_value: bool,
+    /// Whether a method of the entry's class (other than its constructor) names the value at
+    /// all: one that does not (a decoder layer) asks about the modules it calls that hold it.
+    pub entry_names_value: bool,
     /// The `forward` calls of objects of the tree in progress, each with whether what it
     /// returns is to be recorded (it called a block).
     pub forward_frames: Vec<(ClassId, bool)>,
@@ -442,6 +445,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             in_block: 0,
             entry_object: None,
             entry_reads_value: false,
+            entry_names_value: false,
             forward_frames: Vec::new(),
             block_callers: FxHashMap::default(),
             caller_blocks: std::collections::BTreeMap::new(),

@@ -290,7 +290,9 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
     let first_built = interp.heap.len() as HeapId;
     let object = interp.construct(entry, init_args, &tt, entry_loc);
     interp.entry_object = object.iter().find_map(|(_, v)| if let Value::Obj(id) = v { Some(*id) } else { None });
-    interp.entry_reads_value = class_reads_from_self(index, &interp.resolver.mro(entry).classes, &options.value);
+    let classes = &interp.resolver.mro(entry).classes;
+    interp.entry_reads_value = class_reads_from_self(index, classes, &options.value);
+    interp.entry_names_value = class_names_value(index, classes, &options.value);
     let built = first_built..interp.heap.len() as HeapId;
     interp.after_loading(built, entry_loc);
     interp.loaded_phase_done = true;
@@ -373,6 +375,24 @@ fn class_reads_from_self(index: &crate::index::Index, classes: &[ClassId], name:
                     // `self.NAME` itself, not `self.NAME_suffix`.
                     !text[at + read.len()..].starts_with(|ch: char| ch.is_alphanumeric() || ch == '_')
                 })
+            }
+            _ => false,
+        })
+    })
+}
+
+/// Whether a method of `classes` other than a constructor names `name` (an attribute, a key,
+/// a variable): an entry none of whose methods do (a decoder layer) only passes on what its
+/// modules compute.
+fn class_names_value(index: &crate::index::Index, classes: &[ClassId], name: &str) -> bool {
+    let is_ident = |ch: char| ch.is_alphanumeric() || ch == '_';
+    classes.iter().any(|c| {
+        index.class(*c).body.iter().any(|b| match b.kind {
+            crate::index::BindingKind::Function(f) if b.name.as_str() != "__init__" => {
+                let facts = index.function(f);
+                let text = &index.file(f.file).text[facts.range.start as usize..facts.range.end as usize];
+                text.match_indices(name)
+                    .any(|(at, _)| !text[..at].ends_with(is_ident) && !text[at + name.len()..].starts_with(is_ident))
             }
             _ => false,
         })

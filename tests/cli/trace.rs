@@ -2108,6 +2108,27 @@ fn a_module_moved_to_another_dtype_is_the_module() {
 }
 
 #[test]
+fn a_layer_that_never_names_the_value_is_answered_at_the_block_it_calls() {
+    // The MoE block applies the factor itself and the layer calls it directly; the layer's
+    // dense configurations made its headline NEVER (transformers 5's Laguna, Step 3.7).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.sparse_or_dense.SparseOrDenseLayer"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let json = out.json();
+    let blocks: Vec<&str> = json["blocks"].as_array().unwrap().iter().map(|b| b["entry"].as_str().unwrap()).collect();
+    assert_eq!(blocks, ["gate.sparse_or_dense.SparseMoeBlock"], "{}", out.stdout);
+    // The layer's own rows still say where it is dense.
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.mlp_layer_types[layer_idx] == \"sparse\"".into()),
+            ("NEVER".into(), 0, "not (config.mlp_layer_types[layer_idx] == \"sparse\")".into())
+        ],
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn zip_and_enumerate_over_a_known_pair_go_item_by_item() {
     // vLLM's runner cuts `(shared, routed)` pair by pair with `zip(states, sizes)`: one element
     // standing for both made "which item" a configuration, and the block read NEVER where it
