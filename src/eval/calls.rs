@@ -760,7 +760,7 @@ impl Interp<'_, '_> {
 
     /// The arguments as seen from inside a call made under `pc` (conditions `pc` decides are
     /// simplified away; alternatives that cannot hold under `pc` are dropped).
-    fn args_relative_to(&self, mut args: Args, pc: &Cond) -> Args {
+    pub fn args_relative_to(&self, mut args: Args, pc: &Cond) -> Args {
         if pc.is_true() {
             return args;
         }
@@ -1096,7 +1096,7 @@ impl Interp<'_, '_> {
 
     /// Binds arguments to parameters the way Python does.
     #[allow(clippy::too_many_arguments)]
-    fn bind_params(
+    pub fn bind_params(
         &mut self,
         frame: &mut Frame,
         func: FuncId,

@@ -7,6 +7,7 @@
 mod builtins;
 mod calls;
 pub mod cond;
+mod contexts;
 mod custom_ops;
 mod device;
 mod exprs;

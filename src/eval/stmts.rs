@@ -187,6 +187,12 @@ impl Interp<'_, '_> {
             }
             Stmt::Continue(_) => frame.loop_alive = frame.loop_alive.and(&pc.not()),
             Stmt::With(node) => {
+                // `with generator(...) as x:` of the tree: the generator runs around the block.
+                if let [item] = node.items.as_slice() {
+                    if self.with_generator(frame, item, &node.body, pc, loc) {
+                        return;
+                    }
+                }
                 for item in &node.items {
                     let value = self.eval(frame, &item.context_expr, pc);
                     let value = self.entered(value, pc, loc);

@@ -2129,6 +2129,23 @@ fn a_layer_that_never_names_the_value_is_answered_at_the_block_it_calls() {
 }
 
 #[test]
+fn a_context_manager_generator_runs_around_its_block() {
+    // The generator's code after `yield` scales what the block left in the yielded dict. Not
+    // followed, the dict was unknown and both configurations read NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.scaled_scope.ScopedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not config.rescale_in_block".into()),
+            ("TWICE".into(), 2, "config.rescale_in_block".into())
+        ],
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn zip_and_enumerate_over_a_known_pair_go_item_by_item() {
     // vLLM's runner cuts `(shared, routed)` pair by pair with `zip(states, sizes)`: one element
     // standing for both made "which item" a configuration, and the block read NEVER where it
