@@ -836,9 +836,12 @@ impl Interp<'_, '_> {
         all
     }
 
-    /// Whether some item of a tuple is surely a tensor in every alternative it has.
+    /// Whether a tuple is surely a plain one, not a size standing for `torch.Size` (whose
+    /// `numel()` exists): some item is a tensor or `None` in some alternative.
     fn holds_tensor(&self, items: &[G]) -> bool {
-        items.iter().any(|g| !g.is_empty() && g.iter().all(|(_, v)| matches!(v, Value::Num(n) if n.tensor)))
+        items.iter().any(|g| {
+            g.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor) || matches!(v, Value::Const(Constant::None)))
+        })
     }
 
     /// `value.attr` for every alternative.

@@ -2192,4 +2192,10 @@ fn a_tensor_method_of_a_pair_raises_and_the_raise_is_listed() {
     assert_eq!(raises.len(), 1, "{}", out.stdout);
     assert_eq!(raises[0]["source"], "final_hidden_states.view", "{}", out.stdout);
     assert_eq!(raises[0]["location"]["line"], 58, "{}", out.stdout);
+
+    // The same where the routed item is not known to be a tensor in every configuration (the
+    // method the loader sets, never set here): a tuple still has no `view`. It read UNKNOWN.
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.pair_output.ReshapedHalfKnownPairMoE"]);
+    assert!(rows(&out).iter().all(|r| r.0 != "UNKNOWN"), "{}", out.stdout);
+    assert_eq!(out.json()["raises"][0]["source"], "final_hidden_states.view", "{}", out.stdout);
 }
