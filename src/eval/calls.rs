@@ -266,7 +266,13 @@ impl Interp<'_, '_> {
             args.positional.push(Arg { value, loc });
         }
         for keyword in arguments.keywords.iter() {
-            let value = self.eval(frame, &keyword.value, pc);
+            let mut value = self.eval(frame, &keyword.value, pc);
+            // `fused_moe(..., routed_scaling_factor=self.route_scale)`: an unknown value passed
+            // under the traced name is the traced value read under another key, as a store
+            // under that name is (`Interp::named_origin`).
+            if keyword.arg.as_ref().is_some_and(|name| *name.id == *self.traced.name) {
+                value = self.named_origin(value, self.loc(frame.file, &keyword.value));
+            }
             match &keyword.arg {
                 Some(name) => args
                     .keywords

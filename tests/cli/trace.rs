@@ -2146,6 +2146,19 @@ fn a_context_manager_generator_runs_around_its_block() {
 }
 
 #[test]
+fn a_value_passed_under_the_traced_name_is_the_traced_value() {
+    // SGLang's AFMoE reads its factor as `route_scale` and hands it to the expert runner as
+    // `routed_scaling_factor=self.route_scale`: "never read" and NEVER before.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.keyword_origin.KeywordOriginMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    // A callee that accepts the factor and never uses it: NEVER, now with the factor read.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.keyword_origin.IgnoredKeywordMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert!(out.json().get("never_read").is_none(), "{}", out.stdout);
+}
+
+#[test]
 fn zip_and_enumerate_over_a_known_pair_go_item_by_item() {
     // vLLM's runner cuts `(shared, routed)` pair by pair with `zip(states, sizes)`: one element
     // standing for both made "which item" a configuration, and the block read NEVER where it
