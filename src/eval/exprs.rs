@@ -225,22 +225,32 @@ impl Interp<'_, '_> {
                 }
             }
         }
-        let mut pc = pc.clone();
+        // The list is there wherever the comprehension runs; its one item (standing for every
+        // item) where the filters pass, in some iteration.
+        let mut here = *pc;
+        let mut elements = rustc_hash::FxHashSet::default();
+        let data_loops = self.data_loops.len();
         for generator in generators {
-            let iterable = self.eval(frame, &generator.iter, &pc);
-            let element = self.iter_element(&iterable, &pc, self.loc(frame.file, &generator.iter), &generator.target);
-            self.assign_target(frame, &generator.target, element, &pc);
+            let iterable = self.eval(frame, &generator.iter, &here);
+            let iter_loc = self.loc(frame.file, &generator.iter);
+            let element = self.iter_element(&iterable, &here, iter_loc, &generator.target);
+            self.loop_elements_in(&element, &mut elements);
+            if let Some(over_data) = self.data_loop(&element, iter_loc) {
+                elements.insert(over_data);
+                self.data_loops.push(over_data);
+            }
+            self.assign_target(frame, &generator.target, element, &here);
             for cond in &generator.ifs {
-                let test = self.eval(frame, cond, &pc);
+                let test = self.eval(frame, cond, &here);
                 let t = self.truthy(&test, self.loc(frame.file, cond));
-                pc = pc.and(&t);
+                here = here.and(&t);
             }
         }
-        let _ = loc;
-        let value = self.eval(frame, elt, &pc);
-        let items = vec![value];
-        let id = self.alloc(ObjKind::List(items), loc);
-        G::under(pc, Value::Obj(id))
+        let value = self.eval(frame, elt, &here);
+        self.data_loops.truncate(data_loops);
+        let item = self.over_iterations(&value, &elements);
+        let id = self.alloc(ObjKind::List(vec![item]), loc);
+        G::under(*pc, Value::Obj(id))
     }
 
     /// One abstract element of an iterable: the union of a tuple's items (each under a fresh

@@ -107,12 +107,7 @@ impl Interp<'_, '_> {
     /// documentation): its per-iteration atoms quantified away from the locals, the returns
     /// and where the function goes on. `before`: the locals when the loop began.
     pub fn end_iterations(&mut self, frame: &mut Frame, before: &FxHashMap<Name, G>, elements: &FxHashSet<SymId>) {
-        let vars: FxHashSet<u32> = self
-            .iteration_atoms
-            .iter()
-            .filter(|(_, element)| elements.contains(element))
-            .map(|(&atom, _)| atom as u32)
-            .collect();
+        let vars = self.iteration_vars(elements);
         if vars.is_empty() {
             return;
         }
@@ -154,6 +149,27 @@ impl Interp<'_, '_> {
 }
 
 impl Interp<'_, '_> {
+    /// The per-iteration atoms of the loops over `elements`, as variables.
+    pub fn iteration_vars(&self, elements: &FxHashSet<SymId>) -> FxHashSet<u32> {
+        self.iteration_atoms
+            .iter()
+            .filter(|(_, element)| elements.contains(element))
+            .map(|(&atom, _)| atom as u32)
+            .collect()
+    }
+
+    /// What a comprehension over `elements` collects, over all its iterations: an item is there
+    /// where some iteration produces it (`[e(x) for x in xs if x.any()]` has items wherever
+    /// some element passes its filter).
+    pub fn over_iterations(&self, g: &G, elements: &FxHashSet<SymId>) -> G {
+        let vars = self.iteration_vars(elements);
+        if vars.is_empty() {
+            return g.clone();
+        }
+        let alternatives = g.iter().map(|(c, v)| (self.conds.over_atoms(c, &vars, true), v.clone())).collect();
+        self.unite_overlapping(alternatives)
+    }
+
     /// Alternatives that now overlap, made one where both are data: iterations that stored
     /// different data into one buffer (the first chunk scaled, the others not) left a buffer
     /// holding both, not one or the other.

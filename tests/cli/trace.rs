@@ -2159,6 +2159,15 @@ fn a_value_passed_under_the_traced_name_is_the_traced_value() {
 }
 
 #[test]
+fn a_comprehension_filtered_on_data_has_items_wherever_some_element_passes() {
+    // `[run(e) for e in expert_hit if e != self.num_experts]`: the filter was a configuration,
+    // and where "the expert is the sentinel" the list did not exist (NEVER).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.listed_experts.ListedExpertsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+}
+
+#[test]
 fn zip_and_enumerate_over_a_known_pair_go_item_by_item() {
     // vLLM's runner cuts `(shared, routed)` pair by pair with `zip(states, sizes)`: one element
     // standing for both made "which item" a configuration, and the block read NEVER where it
