@@ -5,13 +5,18 @@
 //! "this iteration is past the data" a row of its own (vLLM's chunked experts, where a rank
 //! runs extra chunks to keep its collectives in step and stores none of them, read NEVER).
 //!
-//! Such a test is a *per-iteration* atom, treated like a device kernel's per-program tests
-//! (`device.rs`): a site under it runs where some iteration runs it, and when the loop ends the
-//! atoms are quantified away from the locals it leaves behind. A value the loop bound is there
-//! where some iteration binds it; a value from before the loop stays only where no iteration
-//! rebinds it. Where iterations differ in what they bind (only the first chunk scaled), both
-//! values are there: the output holds both kinds of data. Attribute writes into objects are
-//! not quantified: they keep the atoms, which then read as conditions.
+//! Such a test is a *per-iteration* atom. When the loop ends, its per-iteration atoms are
+//! quantified away from the locals it leaves behind, as a device kernel's per-program tests are
+//! when it returns (`device.rs`): a value the loop bound is there where some iteration binds it;
+//! a value from before the loop stays only where no iteration rebinds it. Where iterations
+//! differ in what they bind (only the first chunk scaled), both values are there: the output
+//! holds both kinds of data. A comprehension's item is there where some iteration produces it.
+//! A site keeps the test in its condition (it says in which iterations the site runs), and
+//! attribute writes into objects keep it too: a layer built for index `i` keeps
+//! `i < config.num_hash_layers`, which is what tells a model's layer kinds apart.
+//!
+//! In a loop over data (`for expert_idx in expert_hit`, a tensor's rows), the element is data,
+//! not a symbol: a test of data in its body is per-iteration of the innermost such loop.
 
 use std::rc::Rc;
 
