@@ -173,6 +173,7 @@ impl Interp<'_, '_> {
                         );
                         let pair = Value::Tuple(Rc::new(vec![G::under(pc.clone(), index), element]));
                         let id = self.alloc(ObjKind::List(vec![G::under(pc.clone(), pair)]), loc);
+                        self.abstract_lists.insert(id);
                         G::under(pc.clone(), Value::Obj(id))
                     }
                     "zip" => self.zip(&args, pc, loc),
@@ -270,7 +271,13 @@ impl Interp<'_, '_> {
         for (arg, sequences) in args.positional.iter().zip(&known) {
             elements.push(match sequences {
                 Some(_) if any_known => G::empty(),
-                _ => self.iter_element(&arg.value, pc, loc, &ruff_python_ast::Expr::NoneLiteral(Default::default())),
+                // Each argument's element is its own (named after it), not the others'.
+                _ => self.iter_element(
+                    &arg.value,
+                    pc,
+                    arg.loc.unwrap_or(loc),
+                    &ruff_python_ast::Expr::NoneLiteral(Default::default()),
+                ),
             });
         }
         // Combinations of the known arguments' alternatives, each with its condition.
@@ -297,17 +304,21 @@ impl Interp<'_, '_> {
                 }
             }
             combinations = next;
+            if combinations.len() > MAX_ZIPPED {
+                break;
+            }
         }
         if !any_known || combinations.len() > MAX_ZIPPED {
             let mut elements = elements;
             for (i, arg) in args.positional.iter().enumerate() {
                 if known[i].is_some() {
                     let none = ruff_python_ast::Expr::NoneLiteral(Default::default());
-                    elements[i] = self.iter_element(&arg.value, pc, loc, &none);
+                    elements[i] = self.iter_element(&arg.value, pc, arg.loc.unwrap_or(loc), &none);
                 }
             }
             let pair = Value::Tuple(Rc::new(elements));
             let id = self.alloc(ObjKind::List(vec![G::under(*pc, pair)]), loc);
+            self.abstract_lists.insert(id);
             return G::under(*pc, Value::Obj(id));
         }
         let mut out = G::empty();

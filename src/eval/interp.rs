@@ -245,6 +245,9 @@ pub struct Interp<'r, 'a> {
     pub iteration_atoms: FxHashMap<usize, SymId>,
     /// The loops over data being evaluated, innermost last (see `Interp::data_loop`).
     pub data_loops: Vec<SymId>,
+    /// Lists of one item standing for every element of a sequence of unknown length
+    /// (`enumerate(xs)`, `zip(xs, ys)`): a loop over one is a loop over that sequence.
+    pub abstract_lists: rustc_hash::FxHashSet<HeapId>,
     /// NamedTuples built so far, by class and place (see `Interp::named_tuple`).
     pub records: FxHashMap<(ClassId, Loc), Vec<HeapId>>,
     /// Per object, how many times its contents changed (see `summary.rs`).
@@ -412,6 +415,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             loop_elements: Default::default(),
             iteration_atoms: FxHashMap::default(),
             data_loops: Vec::new(),
+            abstract_lists: Default::default(),
             records: FxHashMap::default(),
             versions: Vec::new(),
             shared: Vec::new(),

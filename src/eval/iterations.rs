@@ -57,7 +57,15 @@ impl Interp<'_, '_> {
     /// For a loop whose element is data (a tensor's rows, `for expert_idx in expert_hit`): an
     /// element standing for the loop, under which tests of data in its body are per-iteration.
     pub fn data_loop(&mut self, element: &G, loc: Loc) -> Option<SymId> {
-        if !element.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor)) {
+        fn holds_data(g: &G) -> bool {
+            g.iter().any(|(_, v)| match v {
+                Value::Num(n) => n.tensor,
+                // `zip`'s and `enumerate`'s pairs.
+                Value::Tuple(items) => items.iter().any(holds_data),
+                _ => false,
+            })
+        }
+        if !holds_data(element) {
             return None;
         }
         let text = format!("an iteration over {}", self.text(loc));

@@ -145,11 +145,24 @@ impl Interp<'_, '_> {
                     for item in sequences.iter().flat_map(|(_, items)| items) {
                         self.loop_elements_in(item, &mut elements);
                     }
+                    // `zip(xs, ys)` of data: tests of data in the body differ between iterations.
+                    let abstract_item = match iterable.single() {
+                        Some(Value::Obj(id)) if self.abstract_lists.contains(id) => {
+                            sequences.first().and_then(|(_, items)| items.first()).cloned()
+                        }
+                        _ => None,
+                    };
+                    let over_data = abstract_item.and_then(|item| self.data_loop(&item, iter_loc));
+                    elements.extend(over_data);
                     let before = self.locals_before_iterations(frame, &elements);
+                    self.data_loops.extend(over_data);
                     // One sequence per alternative, each run under its condition (writes are
                     // gated, as in the arms of an `if`).
                     for (c, items) in sequences {
                         self.unrolled_loop(frame, node, items, &pc.and(&c), &before, &elements);
+                    }
+                    if over_data.is_some() {
+                        self.data_loops.pop();
                     }
                     return;
                 }

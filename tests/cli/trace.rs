@@ -2176,6 +2176,13 @@ fn zip_and_enumerate_over_a_known_pair_go_item_by_item() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
 
+    // Two sequences of data zipped: `gate > 0` is a test of data in a loop over data, not a
+    // configuration (it made a NEVER row); the site says in which iterations it runs.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.zipped_pair.ZippedScalesMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    assert_eq!(out.json()["rows"][0]["parts"][0]["sites"][0]["when"], "gate > 0", "{}", out.stdout);
+
     // `enumerate` over the pair numbers its items: item 1, the routed output, scaled again.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.zipped_pair.NumberedPairMoE"]);
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
