@@ -445,6 +445,28 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
 }
 
 #[test]
+fn sglang_afmoe_hands_its_factor_to_the_triton_runner_under_the_traced_name() {
+    // AFMoE reads its factor as `route_scale` and passes it on as
+    // `MoeRunnerConfig(routed_scaling_factor=self.route_scale)`: the runner's in-place sum
+    // scales by it. It read "never read" and NEVER everywhere before that argument counted as
+    // an origin (walkthrough section 16).
+    let Some(tree) = sglang_tree() else { return };
+    let mut args: Vec<String> = ASSUMED_CUDA_V2.iter().map(|a| a.to_string()).collect();
+    args[2] = "sglang.srt.models.afmoe.AfmoeMoE".to_string();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let traced = trace(&tree, &args);
+    assert!(traced.get("never_read").is_none(), "{traced:#}");
+    let rows = traced["rows"].as_array().unwrap();
+    let once: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "ONCE").collect();
+    assert!(once.len() >= 8, "{rows:#?}");
+    // Every ONCE row applies the factor in the Triton runner's sum.
+    for row in &once {
+        let sites = row_sites(row);
+        assert!(sites.iter().any(|(path, _, exp)| path.ends_with("triton_utils/fused_moe.py") && *exp == 1), "{row:#}");
+    }
+}
+
+#[test]
 fn sglang_trace_of_nemotron_h_moe_on_cuda() {
     let Some(tree) = sglang_tree() else { return };
     // The walkthrough's CUDA assumptions (section 3). `UnquantizedFusedMoEMethod` dispatches
