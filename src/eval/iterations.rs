@@ -153,8 +153,10 @@ impl Interp<'_, '_> {
             }
             frame.returns = out;
         }
-        // Where some iteration returned and another did not, the function may go on.
-        frame.alive = self.conds.over_atoms(&frame.alive, &vars, true);
+        // The function goes on where no iteration returned (a search loop finds its match, as
+        // a value the loop binds is there where some iteration binds it): the code after the
+        // loop (`raise ValueError("not found")`) does not run where an iteration returned.
+        frame.alive = self.conds.over_atoms(&frame.alive, &vars, false);
         for bound in frame.bound.values_mut() {
             *bound = self.conds.over_atoms(bound, &vars, true);
         }

@@ -2168,6 +2168,14 @@ fn a_comprehension_filtered_on_data_has_items_wherever_some_element_passes() {
 }
 
 #[test]
+fn a_search_loop_returns_where_some_iteration_does() {
+    // The raise after the loop ended every configuration ("no configuration reaches the end").
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.search_loop.SearchLoopMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+}
+
+#[test]
 fn zip_and_enumerate_over_a_known_pair_go_item_by_item() {
     // vLLM's runner cuts `(shared, routed)` pair by pair with `zip(states, sizes)`: one element
     // standing for both made "which item" a configuration, and the block read NEVER where it
