@@ -2126,6 +2126,11 @@ fn a_layer_that_never_names_the_value_is_answered_at_the_block_it_calls() {
         "{}",
         out.stdout
     );
+
+    // A layer that scales its block's output again through another module keeping the factor:
+    // that module is a block too, answered on its own output, which carries both applications.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.sparse_or_dense.RescalingLayer"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
 }
 
 #[test]
