@@ -119,7 +119,6 @@ impl Interp<'_, '_> {
                 this.exec_block(&mut generator, part, &Cond::TRUE);
             }
         });
-        let _ = loc;
     }
 
     /// Runs `f` as the body of `func` called under `pc`: conditions relative to the call.

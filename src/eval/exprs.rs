@@ -848,7 +848,7 @@ impl Interp<'_, '_> {
 
     /// Whether a tuple is surely a plain one, not a size standing for `torch.Size` (whose
     /// `numel()` exists): some item is a tensor or `None` in some alternative.
-    fn holds_tensor(&self, items: &[G]) -> bool {
+    fn is_plain_tuple(&self, items: &[G]) -> bool {
         items.iter().any(|g| {
             g.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor) || matches!(v, Value::Const(Constant::None)))
         })
@@ -1013,7 +1013,7 @@ impl Interp<'_, '_> {
             }
             // A tuple of tensors (`(shared, routed)` where the code expects one tensor) has no
             // tensor methods: `out.view(n, d)` raises `AttributeError` there.
-            Value::Tuple(items) if !tuple_attribute(attr) && self.holds_tensor(items) => {
+            Value::Tuple(items) if !tuple_attribute(attr) && self.is_plain_tuple(items) => {
                 self.raise_of(Some("AttributeError"), pc, loc);
                 G::empty()
             }
