@@ -35,11 +35,13 @@
 //! evaluated as that module's code (`custom_ops.rs`); a helper handed data that calls one is
 //! evaluated too, so the operator's data never just passes through.
 
+use std::rc::Rc;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
-use super::calls::Args;
+use super::calls::{Arg, Args};
 use super::interp::{Interp, ObjKind};
 use super::value::*;
 use crate::index::{BindingKind, ClassId, FuncId};
@@ -58,6 +60,11 @@ pub struct Relevance {
     mutators: FxHashMap<FuncId, bool>,
     /// Functions that return one of their parameters as it is (see `returns_parameter`).
     param_returners: FxHashMap<FuncId, bool>,
+    /// The parameters a function gives back, alone or in a returned tuple (see
+    /// `gives_back_object`).
+    given_back: FxHashMap<FuncId, Rc<[ruff_python_ast::name::Name]>>,
+    /// The attributes of its parameters a function reads (see `parameter_attribute_reads`).
+    parameter_reads: FxHashMap<FuncId, Rc<[(ruff_python_ast::name::Name, String)]>>,
     /// Functions that return `None` on one path and a value on another (see
     /// `returns_none_or_value`).
     none_or_value: FxHashMap<FuncId, bool>,
@@ -147,6 +154,12 @@ impl Interp<'_, '_> {
         if self.hands_over_scaled_data(func, receiver, args) {
             return true;
         }
+        // Handed an object it gives back (`return hidden_states, stream`, the caller storing
+        // the stream again: `hidden_states, batch.stream = self._prepare(...)`): skipped, what
+        // it returns would be data, and the object, with what the call left on it, lost.
+        if self.gives_back_object(func, args) {
+            return true;
+        }
         // Handed tensors of different scales, a helper that returns one of them as it is
         // (`if flag: out = scaled` ... `return out`, or a result written into `out=`) picks
         // between them: the outside-computation summary, a product of all, would not.
@@ -197,6 +210,45 @@ impl Interp<'_, '_> {
             || self.is_classifier(func)
             || self.is_accessor(func)
             || (receiver.is_some_and(|r| matches!(r, Value::Obj(_))) && self.is_getter_method(func))
+            || (self.is_getter_function(func) && self.reads_written_attribute(func, args))
+    }
+
+    /// Whether `func` reads an attribute of a parameter (`batch.residual_stream`) that code
+    /// wrote into the object given for it: evaluated, the read gives what was written; named,
+    /// a fresh unknown value.
+    fn reads_written_attribute(&mut self, func: FuncId, args: &Args) -> bool {
+        let reads = self.parameter_attribute_reads(func);
+        if reads.is_empty() {
+            return false;
+        }
+        let bound: Vec<(ruff_python_ast::name::Name, G)> =
+            self.bound_arguments(func, args).into_iter().map(|(name, arg)| (name, arg.value.clone())).collect();
+        for (param, attr) in reads.iter() {
+            for (name, value) in &bound {
+                if name != param {
+                    continue;
+                }
+                for (_, v) in value.iter() {
+                    let written = match v {
+                        Value::Obj(id) => Some(*id),
+                        Value::Sym(s) => self.opaque_object(*s, None),
+                        _ => None,
+                    };
+                    if written.is_some_and(|id| self.heap[id as usize].fields.contains_key(attr.as_str())) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// The parameters arguments bind to by position or keyword, with the arguments.
+    fn bound_arguments<'a>(&self, func: FuncId, args: &'a Args) -> Vec<(ruff_python_ast::name::Name, &'a Arg)> {
+        let params = self.index.function(func).call_params();
+        let slots = crate::index::positional_slots(params);
+        let positional = args.positional.iter().zip(slots).map(|(arg, slot)| (params[slot].name.clone(), arg));
+        positional.chain(args.keywords.iter().map(|(name, arg)| (name.clone(), arg))).collect()
     }
 
     /// Whether a method of an object of the tree passes scaled data from one call to a later
@@ -367,19 +419,51 @@ impl Interp<'_, '_> {
     /// exact: named, `q.get_moe_runner_backend(layer)` was an atom beside the backend the
     /// object holds, so its predicates decided nothing.
     pub(super) fn is_getter_method(&mut self, func: FuncId) -> bool {
+        self.index.function(func).class().is_some() && self.has_getter_body(func)
+    }
+
+    /// Whether `func` is a module function with a getter's body (see `is_getter_method`):
+    /// `stream_of(batch)` returning `batch.residual_stream` after checking it is set.
+    fn is_getter_function(&mut self, func: FuncId) -> bool {
+        self.index.function(func).class().is_none() && self.has_getter_body(func)
+    }
+
+    fn has_getter_body(&mut self, func: FuncId) -> bool {
         if let Some(&known) = self.relevance.getters.get(&func) {
             return known;
         }
         let facts = self.index.function(func);
-        let found = facts.class().is_some() && {
-            let module = self.index.file(func.file).ast();
-            matches!(
-                crate::syntax::stmt_with_range(&module.body, facts.range),
-                Some(Stmt::FunctionDef(def)) if def.decorator_list.is_empty() && is_getter_body(&def.body)
-            )
-        };
+        let module = self.index.file(func.file).ast();
+        let found = matches!(
+            crate::syntax::stmt_with_range(&module.body, facts.range),
+            Some(Stmt::FunctionDef(def)) if def.decorator_list.is_empty() && is_getter_body(&def.body)
+        );
         self.relevance.getters.insert(func, found);
         found
+    }
+
+    /// The attributes of its parameters `func` reads (`batch.residual_stream`: `("batch",
+    /// "residual_stream")`).
+    fn parameter_attribute_reads(&mut self, func: FuncId) -> Rc<[(ruff_python_ast::name::Name, String)]> {
+        if let Some(known) = self.relevance.parameter_reads.get(&func) {
+            return known.clone();
+        }
+        let params: Vec<ruff_python_ast::name::Name> =
+            self.index.function(func).params.iter().map(|p| p.name.clone()).collect();
+        let module = self.index.file(func.file).ast();
+        let range = self.index.function(func).range;
+        let mut finder = ParameterAttributeReads { params: &params, reads: Vec::new() };
+        if let Some(Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, range) {
+            for stmt in &def.body {
+                ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
+            }
+        }
+        let mut reads = finder.reads;
+        reads.sort();
+        reads.dedup();
+        let reads: Rc<[(ruff_python_ast::name::Name, String)]> = Rc::from(reads);
+        self.relevance.parameter_reads.insert(func, reads.clone());
+        reads
     }
 
     /// Whether every `return` of `func` gives a string or number literal, `None` or a member of
@@ -565,7 +649,7 @@ impl Interp<'_, '_> {
         let range = self.index.function(func).range;
         let found = match crate::syntax::stmt_with_range(&module.body, range) {
             Some(Stmt::FunctionDef(def)) => {
-                let mut finder = ReturnedParameter { names: &mut names, returns: Vec::new() };
+                let mut finder = ReturnedParameter { names: &mut names, returns: Vec::new(), in_tuples: Vec::new() };
                 for stmt in &def.body {
                     ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
                 }
@@ -575,6 +659,44 @@ impl Interp<'_, '_> {
             _ => false,
         };
         self.relevance.param_returners.insert(func, found);
+        found
+    }
+
+    /// Whether an argument that is an object (not data, not a constant) binds a parameter
+    /// `func` returns, alone or as an item of a returned tuple.
+    fn gives_back_object(&mut self, func: FuncId, args: &Args) -> bool {
+        let given_back = self.given_back_parameters(func);
+        if given_back.is_empty() {
+            return false;
+        }
+        self.bound_arguments(func, args)
+            .into_iter()
+            .any(|(name, arg)| given_back.contains(&name) && arg.value.iter().any(|(_, v)| matches!(v, Value::Obj(_))))
+    }
+
+    /// The parameters `func` returns as they are, alone or as items of a returned tuple.
+    fn given_back_parameters(&mut self, func: FuncId) -> Rc<[ruff_python_ast::name::Name]> {
+        if let Some(known) = self.relevance.given_back.get(&func) {
+            return known.clone();
+        }
+        let params: Vec<ruff_python_ast::name::Name> =
+            self.index.function(func).params.iter().map(|p| p.name.clone()).collect();
+        let mut names = params.clone();
+        let module = self.index.file(func.file).ast();
+        let range = self.index.function(func).range;
+        let found: Rc<[ruff_python_ast::name::Name]> = match crate::syntax::stmt_with_range(&module.body, range) {
+            Some(Stmt::FunctionDef(def)) => {
+                let mut finder = ReturnedParameter { names: &mut names, returns: Vec::new(), in_tuples: Vec::new() };
+                for stmt in &def.body {
+                    ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
+                }
+                let ReturnedParameter { returns, in_tuples, .. } = finder;
+                // (A parameter renamed before it is returned is not followed.)
+                returns.into_iter().chain(in_tuples).filter(|r| params.contains(r)).collect()
+            }
+            _ => Rc::from(Vec::new()),
+        };
+        self.relevance.given_back.insert(func, found.clone());
         found
     }
 
@@ -627,6 +749,11 @@ impl Interp<'_, '_> {
                 .chain(p.kwargs.iter().map(|(_, g)| g))
                 .chain(std::iter::once(&p.func))
                 .any(|g| g.iter().any(|(_, v)| self.carries_in(v, depth + 1, seen))),
+            // What code wrote into an unknown value (a copy of the batch handed in) counts as
+            // that value does: not at all. The forward leaves state there (a stage's transport,
+            // which reaches the MoE), and every call handed the batch is not worth evaluating
+            // for it.
+            Value::Obj(id) if matches!(self.heap[*id as usize].kind, ObjKind::Opaque(_)) => false,
             Value::Obj(id) => {
                 if !seen.insert(*id) {
                     return false;
@@ -956,6 +1083,12 @@ fn is_getter_body(body: &[Stmt]) -> bool {
         && last.value.as_deref().is_some_and(read)
         && before.iter().all(|stmt| match stmt {
             Stmt::Assign(a) => a.targets.iter().all(|t| matches!(t, Expr::Name(_))) && read(&a.value),
+            // A check that it is set (`if stream is None: raise RuntimeError(...)`).
+            Stmt::If(check) => {
+                check.elif_else_clauses.is_empty()
+                    && test(&check.test)
+                    && matches!(check.body.as_slice(), [Stmt::Raise(_)])
+            }
             _ => false,
         })
 }
@@ -1061,7 +1194,10 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for ReturnKinds {
 /// `Interp::returns_parameter`; flow-insensitive: a local bound to a parameter anywhere).
 struct ReturnedParameter<'n> {
     names: &'n mut Vec<ruff_python_ast::name::Name>,
+    /// Names returned as they are.
     returns: Vec<ruff_python_ast::name::Name>,
+    /// Names returned as items of a tuple (`return hidden_states, stream`).
+    in_tuples: Vec<ruff_python_ast::name::Name>,
 }
 
 impl ReturnedParameter<'_> {
@@ -1071,6 +1207,13 @@ impl ReturnedParameter<'_> {
             Expr::If(node) => {
                 self.returned_names(&node.body);
                 self.returned_names(&node.orelse);
+            }
+            Expr::Tuple(tuple) => {
+                for item in &tuple.elts {
+                    if let Expr::Name(name) = item {
+                        self.in_tuples.push(name.id.clone());
+                    }
+                }
             }
             _ => {}
         }
@@ -1098,6 +1241,25 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for ReturnedParameter<'_> {
         if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
             ruff_python_ast::visitor::walk_stmt(self, stmt);
         }
+    }
+}
+
+/// Collects reads of a parameter's attributes (see `Interp::parameter_attribute_reads`).
+struct ParameterAttributeReads<'p> {
+    params: &'p [ruff_python_ast::name::Name],
+    reads: Vec<(ruff_python_ast::name::Name, String)>,
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for ParameterAttributeReads<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Attribute(attr) = expr {
+            if let Expr::Name(name) = attr.value.as_ref() {
+                if self.params.contains(&name.id) {
+                    self.reads.push((name.id.clone(), attr.attr.to_string()));
+                }
+            }
+        }
+        ruff_python_ast::visitor::walk_expr(self, expr);
     }
 }
 

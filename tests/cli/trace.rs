@@ -2241,3 +2241,15 @@ fn a_tensor_method_of_a_pair_raises_and_the_raise_is_listed() {
     assert!(rows(&out).iter().all(|r| r.0 != "UNKNOWN"), "{}", out.stdout);
     assert_eq!(out.json()["raises"][0]["source"], "final_hidden_states.view", "{}", out.stdout);
 }
+
+#[test]
+fn an_object_handed_back_beside_data_stays_the_object() {
+    // A stage's `_prepare` hands the batch's stream back beside its input, after leaving a
+    // transport on it that the stage's exit unpacks; `stream_of(batch)` reads the stream.
+    // Skipped as outside computations, the stream became data (or an unknown value) and the
+    // transport could not be unpacked: UNKNOWN where the rows move.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.returned_stream.StagedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+}
