@@ -1132,9 +1132,25 @@ impl Interp<'_, '_> {
             if self.pipeline_state == Some(id) && !DICT_METHODS.contains(&attr) {
                 return self.state_entry(id, attr, pc, loc);
             }
-            return match field.as_ref() {
-                Some(g) => g.restrict(&self.conds, pc),
-                None => G::under(pc.clone(), Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))),
+            // A copy of an unknown value (see `shallow_copy`) reads as the value where nothing
+            // was written into it.
+            let copied = match self.heap[id as usize].kind {
+                ObjKind::Opaque(s) => Some(s),
+                _ => None,
+            };
+            return match (field.as_ref(), copied) {
+                (None, Some(s)) => self.symbol_attr(s, &Value::Sym(s), attr, pc, loc),
+                (Some(g), Some(s)) => {
+                    let mut out = g.restrict(&self.conds, pc);
+                    let rest = pc.and(&out.coverage(&self.conds).not());
+                    if self.conds.feasible(&rest) {
+                        let own = self.symbol_attr(s, &Value::Sym(s), attr, &rest, loc);
+                        out.extend(&self.conds, own);
+                    }
+                    out
+                }
+                (Some(g), None) => g.restrict(&self.conds, pc),
+                (None, None) => G::under(pc.clone(), Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))),
             };
         };
         let mut out = G::empty();

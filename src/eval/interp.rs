@@ -729,6 +729,26 @@ impl<'r, 'a> Interp<'r, 'a> {
         (self.heap.len() - 1) as HeapId
     }
 
+    /// A shallow copy of object `id` (`dict.copy()`, `copy.copy(obj)`, a record's `_replace`):
+    /// a new object of the same kind holding the same values. (A copy of what was written into
+    /// an unknown value holds it as the original does, as seen from the entry; other new
+    /// objects hold what they hold as seen from the current call.)
+    pub fn copy_object(&mut self, id: HeapId, loc: Loc) -> HeapId {
+        let older = self.older_than_call(id) && !matches!(self.heap[id as usize].kind, ObjKind::Opaque(_));
+        let base = self.base;
+        let object = self.read_object(id).clone();
+        let seen = |this: &Self, g: &G| if older { g.relative_to(&this.conds, &base) } else { g.clone() };
+        let kind = match &object.kind {
+            ObjKind::List(items) => ObjKind::List(items.iter().map(|g| seen(self, g)).collect()),
+            ObjKind::Dict(entries) => ObjKind::Dict(entries.iter().map(|(k, g)| (k.clone(), seen(self, g))).collect()),
+            other => other.clone(),
+        };
+        let fields = object.fields.iter().map(|(k, g)| (k.clone(), seen(self, g))).collect();
+        let copy = self.alloc(kind, loc);
+        self.heap[copy as usize].fields = fields;
+        copy
+    }
+
     /// The absolute condition for a write under `pc` into object `id`: objects made during the
     /// current call exist only where the call runs, so `pc` is enough; older objects need the
     /// call's own condition too.

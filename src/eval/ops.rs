@@ -730,15 +730,9 @@ impl Interp<'_, '_> {
                 let list = self.alloc(ObjKind::List(keys), loc);
                 G::under(relative, Value::Obj(list))
             }
-            (ObjKind::Dict(entries), "copy") => {
-                let entries = entries.iter().map(|(k, g)| (k.clone(), seen(self, g))).collect();
-                let copy = self.alloc(ObjKind::Dict(entries), loc);
-                G::under(relative, Value::Obj(copy))
-            }
-            (ObjKind::Instance(class), "_replace") => {
-                let copy = self.alloc(ObjKind::Instance(class), loc);
-                let fields = self.heap[id as usize].fields.iter().map(|(k, g)| (k.clone(), seen(self, g))).collect();
-                self.heap[copy as usize].fields = fields;
+            (ObjKind::Dict(_), "copy") => G::under(relative, Value::Obj(self.copy_object(id, loc))),
+            (ObjKind::Instance(_), "_replace") => {
+                let copy = self.copy_object(id, loc);
                 for (key, arg) in &args.keywords {
                     self.set_field(copy, key, arg.value.clone(), &relative);
                 }
@@ -806,6 +800,14 @@ impl Interp<'_, '_> {
             "update_wrapper" if path == "functools.update_wrapper" && receiver.is_none() => {
                 if let Some(wrapper) = first {
                     return wrapper.restrict(&self.conds, pc);
+                }
+            }
+            // `copy.copy(obj)`, `dataclasses.replace(obj, **changes)`: a new object holding what
+            // `obj` holds (the changes set).
+            "copy" | "replace" if matches!(path, "copy.copy" | "dataclasses.replace") && receiver.is_none() => {
+                if let Some(original) = first {
+                    let changes = if last == "replace" { args.keywords.clone() } else { Vec::new() };
+                    return self.shallow_copy(&original, &changes, pc, loc);
                 }
             }
             "ModuleList" | "Sequential" | "ModuleDict" | "ParameterList" | "ParameterDict" => {
@@ -881,6 +883,37 @@ impl Interp<'_, '_> {
             _ => {}
         }
         self.combine_external(path, receiver, &args, pc, loc)
+    }
+
+    /// A shallow copy of each object `original` may be, with `changes` set on it.
+    fn shallow_copy(
+        &mut self,
+        original: &G,
+        changes: &[(ruff_python_ast::name::Name, super::calls::Arg)],
+        pc: &Cond,
+        loc: Loc,
+    ) -> G {
+        let mut out = G::empty();
+        for (c, v) in original.restrict(&self.conds, pc).0 {
+            let copy = match v {
+                Value::Obj(id) => self.copy_object(id, loc),
+                // An unknown value: a new object that reads as it where nothing was written into
+                // the copy, holding what was written into the original so far.
+                Value::Sym(s) => match self.opaque_object(s, None) {
+                    Some(written) => self.copy_object(written, loc),
+                    None => self.alloc(ObjKind::Opaque(s), loc),
+                },
+                other => {
+                    out.push(&self.conds, c, other);
+                    continue;
+                }
+            };
+            for (key, arg) in changes {
+                self.set_field(copy, key, arg.value.clone(), &c);
+            }
+            out.push(&self.conds, c, Value::Obj(copy));
+        }
+        out
     }
 
     /// The shape a tensor factory is given: one tuple or list (`torch.empty((n, k, d))`), or

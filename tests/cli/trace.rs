@@ -2253,3 +2253,21 @@ fn an_object_handed_back_beside_data_stays_the_object() {
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
     assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
 }
+
+#[test]
+fn a_shallow_copy_holds_what_the_original_holds() {
+    // The router reads the flag from `copy.copy(batch)` with a `dataclasses.replace`d plan,
+    // the block from the original batch. Copies read as unknown values: the two reads were
+    // different atoms, and half the tail configurations read TWICE or NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.copied_batch.CopiedBatchMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "hidden_states.shape[0] <= 64".into()),
+            ("ONCE".into(), 1, "hidden_states.shape[0] > 64".into())
+        ],
+        "{}",
+        out.stdout
+    );
+}
