@@ -1391,6 +1391,29 @@ impl<'r, 'a> Interp<'r, 'a> {
         out
     }
 
+    /// Leaving `with context:` (by its end or a `return` in it): `context.__exit__(None, None,
+    /// None)` for an object of the tree whose class defines it, run for what it does (releases
+    /// a transport its stage left on the batch, clears a flag its `__enter__` set). Under `pc`,
+    /// the `with` statement's condition: Python runs it however the block is left.
+    pub fn exited(&mut self, context: &G, pc: &Cond, loc: Loc) {
+        for (c, v) in context.0.clone() {
+            let exit = match &v {
+                Value::Obj(id) => match self.heap[*id as usize].kind {
+                    ObjKind::Instance(class) => self.method_through_mro(class, "__exit__"),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(func) = exit {
+                let none = || super::calls::Arg { value: G::under(Cond::TRUE, Value::none()), loc: None };
+                let args = super::calls::Args { positional: vec![none(), none(), none()], ..Default::default() };
+                self.force = Some(func);
+                self.call_function(func, Some(v), args, &c.and(pc), loc);
+                self.force = None;
+            }
+        }
+    }
+
     /// The function `name` that `class` defines or inherits.
     fn method_through_mro(&mut self, class: ClassId, name: &str) -> Option<FuncId> {
         let mro = self.resolver.mro(class);

@@ -206,14 +206,20 @@ impl Interp<'_, '_> {
                         return;
                     }
                 }
+                let mut contexts = Vec::new();
                 for item in &node.items {
-                    let value = self.eval(frame, &item.context_expr, pc);
-                    let value = self.entered(value, pc, loc);
+                    let context = self.eval(frame, &item.context_expr, pc);
+                    let value = self.entered(context.clone(), pc, loc);
                     if let Some(vars) = &item.optional_vars {
                         self.assign_target(frame, vars, value, pc);
                     }
+                    contexts.push(context);
                 }
                 self.exec_block(frame, &node.body, pc);
+                // Left in reverse order, as Python leaves nested contexts.
+                for context in contexts.iter().rev() {
+                    self.exited(context, pc, loc);
+                }
             }
             Stmt::Try(node) => self.try_statement(frame, node, pc, loc),
             Stmt::FunctionDef(def) => {

@@ -2271,3 +2271,12 @@ fn a_shallow_copy_holds_what_the_original_holds() {
         out.stdout
     );
 }
+
+#[test]
+fn leaving_a_with_block_runs_the_context_managers_exit() {
+    // The attention stage's exit releases its transport in `__exit__`; the FFN stage refuses
+    // to start while one is left. Without `__exit__`, every configuration raised there.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.exit_scope.TwoStageMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+}
