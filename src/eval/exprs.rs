@@ -880,6 +880,9 @@ impl Interp<'_, '_> {
         match value {
             Value::Obj(id) => self.object_attr(*id, attr, pc, loc),
             Value::Module(file) => {
+                if let Some(g) = self.rebound_global(*file, attr, pc, loc) {
+                    return g;
+                }
                 let g = self.global(*file, attr, loc);
                 if g.iter().all(|(_, v)| matches!(v, Value::Unknown(_))) {
                     let module = self.index.file(*file).module.clone();

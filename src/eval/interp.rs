@@ -239,6 +239,8 @@ pub struct Interp<'r, 'a> {
     abstracts: FxHashMap<(ClassId, SymId), HeapId>,
     /// The attributes written into unknown values, one object per symbol (`ObjKind::Opaque`).
     opaque: FxHashMap<SymId, HeapId>,
+    /// Module globals functions rebind (see `globals.rs`).
+    pub namespaces: super::globals::Namespaces,
     /// Unknown values standing for every element of a loop's sequence (see `iterations.rs`).
     pub loop_elements: rustc_hash::FxHashSet<SymId>,
     /// Per-iteration atoms, with the loop element each tests.
@@ -397,6 +399,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             assumes,
             kernels,
             globals: FxHashMap::default(),
+            namespaces: Default::default(),
             globals_in_progress: FxHashSet::default(),
             class_attrs: FxHashMap::default(),
             closures: FxHashMap::default(),
@@ -980,6 +983,11 @@ impl<'r, 'a> Interp<'r, 'a> {
 
     /// `name = value` in `frame` under `pc`.
     pub fn assign_local(&mut self, frame: &mut Frame, name: &Name, value: G, pc: &Cond) {
+        if let Some(func) = frame.func.filter(|f| self.declares_global(*f, name.as_str())) {
+            let loc = Loc { file: func.file, span: self.index.function(func).name_range };
+            self.assign_global(frame.file, name, value, pc, loc);
+            return;
+        }
         // A new value, not a write into the tensor the caller passed (see `assign_in_place`),
         // nor into the tensor another local still holds (where this binding runs).
         frame.aliases.remove(name);
@@ -1050,6 +1058,9 @@ impl<'r, 'a> Interp<'r, 'a> {
                     return g;
                 }
             }
+        }
+        if let Some(g) = self.rebound_global(frame.file, name, pc, loc) {
+            return g;
         }
         let g = self.global(frame.file, name, loc);
         g.restrict(&self.conds, pc)

@@ -65,6 +65,8 @@ pub struct LocalScope {
     pub returns: Vec<Return>,
     /// Names declared `global`/`nonlocal`: not local even though assigned.
     pub not_local: FxHashSet<Name>,
+    /// Names declared `global`: assigning them rebinds the module's variable.
+    pub declared_global: FxHashSet<Name>,
     /// Statements of the body in source order, flattened (nested suites included), each with
     /// its guards: what the dict tracker walks.
     statements: Vec<(Span, Vec<Guard>)>,
@@ -252,7 +254,10 @@ impl ScopeBuilder<'_> {
                     }
                 }
             }
-            Stmt::Global(node) => self.scope.not_local.extend(node.names.iter().map(|n| n.id.clone())),
+            Stmt::Global(node) => {
+                self.scope.not_local.extend(node.names.iter().map(|n| n.id.clone()));
+                self.scope.declared_global.extend(node.names.iter().map(|n| n.id.clone()));
+            }
             Stmt::Nonlocal(node) => self.scope.not_local.extend(node.names.iter().map(|n| n.id.clone())),
             Stmt::Return(ret) => self.scope.returns.push(Return {
                 value: ret.value.as_deref().map(|v| Arc::new(v.clone())),

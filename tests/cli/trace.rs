@@ -2280,3 +2280,32 @@ fn leaving_a_with_block_runs_the_context_managers_exit() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
 }
+
+#[test]
+fn a_module_global_rebound_by_a_function_is_read_back() {
+    // Stages append themselves to the layer stack a `@contextmanager` keeps in a module global
+    // (`global _stack`), bound when the stack closes. Not followed, no stack was open and every
+    // configuration raised.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.layer_stack.StackedModel"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let block_rows = |out: &crate::Run| -> Vec<(String, String)> {
+        let blocks = out.json()["blocks"].as_array().unwrap().clone();
+        assert_eq!(blocks.len(), 1, "{}", out.stdout);
+        blocks[0]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["verdict"].as_str().unwrap().to_string(), r["when"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let once = |when: &str| ("ONCE".to_string(), when.to_string());
+    assert_eq!(block_rows(&out), [once("config.scale_in_exit"), once("not config.scale_in_exit")], "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.layer_stack.AlwaysScaledModel"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        block_rows(&out),
+        [once("not config.scale_in_exit"), ("TWICE".to_string(), "config.scale_in_exit".to_string())],
+        "{}",
+        out.stdout
+    );
+}
