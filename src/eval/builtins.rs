@@ -249,8 +249,34 @@ impl Interp<'_, '_> {
                 }),
                 None => self.anon(pc, loc),
             },
-            "print" | "callable" | "id" | "hash" | "repr" | "vars" | "dir" | "next" | "any" | "all" | "format"
-            | "divmod" | "ord" | "chr" | "open" => self.anon(pc, loc),
+            // An object's identity: a number of its own (dicts keyed by `id(append)`).
+            "id" => match arg(0) {
+                Some(value) if value.iter().all(|(_, v)| matches!(v, Value::Obj(_))) => {
+                    self.map(&value, |_, v| match v {
+                        Value::Obj(id) => Value::Const(Constant::Int(object_identity(id))),
+                        other => other,
+                    })
+                }
+                _ => self.anon(pc, loc),
+            },
+            "callable" => match arg(0) {
+                Some(value) => {
+                    let mut out = G::empty();
+                    for (c, v) in value.restrict(&self.conds, pc).0 {
+                        match self.is_callable(&v) {
+                            Some(answer) => out.push(&self.conds, c, Value::Const(Constant::Bool(answer))),
+                            None => {
+                                let unknown = self.anon(&c, loc);
+                                out.extend(&self.conds, unknown);
+                            }
+                        }
+                    }
+                    out
+                }
+                None => self.anon(pc, loc),
+            },
+            "print" | "hash" | "repr" | "vars" | "dir" | "next" | "any" | "all" | "format" | "divmod" | "ord"
+            | "chr" | "open" => self.anon(pc, loc),
             _ => {
                 let text = self.text(loc);
                 let v = self.sym(SymKey::At(loc, text.clone()), text, None);
@@ -343,11 +369,46 @@ impl Interp<'_, '_> {
         out
     }
 
+    /// Whether `value` can be called, when that is known: functions, classes and methods can;
+    /// constants, tensors and containers cannot; an object can when its class (or an outside
+    /// base, a module's `nn.Module`) defines `__call__`.
+    fn is_callable(&mut self, value: &Value) -> Option<bool> {
+        match value {
+            Value::Func(_)
+            | Value::Bound(..)
+            | Value::Lambda(_)
+            | Value::Partial(_)
+            | Value::Class(_)
+            | Value::Method(..) => Some(true),
+            Value::Const(_) | Value::Num(_) | Value::Tuple(_) => Some(false),
+            Value::Obj(id) => match self.heap[*id as usize].kind.clone() {
+                ObjKind::List(_) | ObjKind::Dict(_) | ObjKind::Sentinel => Some(false),
+                ObjKind::Instance(class) | ObjKind::Abstract(class, _) => {
+                    if self.method_through_mro(class, "__call__").is_some() || self.is_module_class(class) {
+                        Some(true)
+                    } else if self.resolver.mro(class).external.is_empty() {
+                        Some(false)
+                    } else {
+                        None
+                    }
+                }
+                ObjKind::Opaque(_) => None,
+            },
+            _ => None,
+        }
+    }
+
     fn anon(&mut self, pc: &Cond, loc: Loc) -> G {
         let text = self.text(loc);
         let v = self.sym(SymKey::At(loc, text.clone()), text, None);
         G::under(pc.clone(), v)
     }
+}
+
+/// The number `id(obj)` gives for heap object `id`: distinct per object, and far from the
+/// numbers code writes (as CPython's addresses are).
+fn object_identity(id: HeapId) -> i64 {
+    0x7f00_0000_0000 + 16 * i64::from(id)
 }
 
 /// Combinations of `zip`'s arguments' alternatives taken pair by pair; past this, one pair of

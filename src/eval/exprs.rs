@@ -134,7 +134,10 @@ impl Interp<'_, '_> {
             Expr::ListComp(comp) => self.eval_comprehension(frame, &comp.generators, &comp.elt, pc, loc),
             Expr::SetComp(comp) => self.eval_comprehension(frame, &comp.generators, &comp.elt, pc, loc),
             Expr::Generator(comp) => self.eval_comprehension(frame, &comp.generators, &comp.elt, pc, loc),
-            Expr::DictComp(_) => {
+            Expr::DictComp(comp) => {
+                if let Some(dict) = self.eval_dict_comprehension(frame, comp, pc, loc) {
+                    return dict;
+                }
                 // Its entries are known only at run time. An empty dict would make every read
                 // a missing key; at module level (`ARGS = {k: getattr(a, k) for k in KEYS}`)
                 // the unknown makes the global one named symbol, so `ARGS["flag"]` is one atom
@@ -251,6 +254,40 @@ impl Interp<'_, '_> {
         let item = self.over_iterations(&value, &elements);
         let id = self.alloc(ObjKind::List(vec![item]), loc);
         G::under(*pc, Value::Obj(id))
+    }
+
+    /// `{key: value for x in xs}` over a short sequence known item by item, every key a
+    /// constant (`{id(append): [...] for append in appends}`): the dict, entry by entry. `None`
+    /// otherwise (nothing evaluated).
+    fn eval_dict_comprehension(
+        &mut self,
+        frame: &mut Frame,
+        comp: &ast::ExprDictComp,
+        pc: &Cond,
+        loc: Loc,
+    ) -> Option<G> {
+        let [generator] = comp.generators.as_slice() else { return None };
+        let key_expr = comp.key.as_deref()?;
+        if !generator.ifs.is_empty() {
+            return None;
+        }
+        let iterable = self.eval(frame, &generator.iter, pc);
+        let sequences = self.small_sequences(&iterable)?;
+        let mut out = G::empty();
+        for (c, known) in sequences {
+            let here = pc.and(&c);
+            let mut entries = Vec::with_capacity(known.len());
+            for item in known {
+                self.assign_target(frame, &generator.target, item.restrict(&self.conds, &here), &here);
+                let key = self.eval(frame, key_expr, &here);
+                let key = key.single().and_then(entry_key)?;
+                let value = self.eval(frame, &comp.value, &here);
+                set_entry(&mut entries, &key, value, self, &here);
+            }
+            let id = self.alloc(ObjKind::Dict(entries), loc);
+            out.push(&self.conds, here, Value::Obj(id));
+        }
+        Some(out)
     }
 
     /// One abstract element of an iterable: the union of a tuple's items (each under a fresh
@@ -1538,7 +1575,21 @@ impl Interp<'_, '_> {
                                     self.heap[id as usize].kind = ObjKind::Dict(entries);
                                 }
                                 (ObjKind::List(mut items), _) => {
-                                    items.push(value.restrict(&self.conds, &c));
+                                    // A known slot is replaced (`slots[i] = x` with `i` known);
+                                    // otherwise the list holds the value too.
+                                    let slot = match index.single() {
+                                        Some(Value::Const(Constant::Int(i))) => {
+                                            let i = if *i < 0 { *i + items.len() as i64 } else { *i };
+                                            usize::try_from(i).ok().filter(|&i| i < items.len())
+                                        }
+                                        _ => None,
+                                    };
+                                    let c = self.gate(id, &c);
+                                    let value = value.restrict(&self.conds, &c);
+                                    match slot {
+                                        Some(i) => items[i] = items[i].overwritten(&self.conds, value, &c),
+                                        None => items.push(value),
+                                    }
                                     self.heap[id as usize].kind = ObjKind::List(items);
                                 }
                                 _ => {

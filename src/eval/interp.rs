@@ -1426,7 +1426,7 @@ impl<'r, 'a> Interp<'r, 'a> {
     }
 
     /// The function `name` that `class` defines or inherits.
-    fn method_through_mro(&mut self, class: ClassId, name: &str) -> Option<FuncId> {
+    pub fn method_through_mro(&mut self, class: ClassId, name: &str) -> Option<FuncId> {
         let mro = self.resolver.mro(class);
         mro.classes.iter().find_map(|c| {
             self.index.class(*c).body.iter().find_map(|b| match b.kind {

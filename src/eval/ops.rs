@@ -27,6 +27,9 @@ enum Operand {
     Other,
 }
 
+/// Past this many items, a repeated list (`[None] * n`) is not built item by item.
+const MAX_REPEATED_ITEMS: usize = 64;
+
 impl Interp<'_, '_> {
     fn operand(&self, v: &Value) -> Operand {
         match v {
@@ -129,6 +132,18 @@ impl Interp<'_, '_> {
                 items.extend(y);
                 let id = self.alloc(ObjKind::List(items), loc);
                 return Value::Obj(id);
+            }
+        }
+        // `[None] * n` with `n` known (and small): the items repeated, each a slot of its own.
+        if let (Mult, Value::Obj(list), Value::Const(Constant::Int(n)))
+        | (Mult, Value::Const(Constant::Int(n)), Value::Obj(list)) = (op, left, right)
+        {
+            if let ObjKind::List(items) = self.read_object(*list).kind.clone() {
+                if let Some(times) = usize::try_from(*n).ok().filter(|t| items.len() * t <= MAX_REPEATED_ITEMS) {
+                    let repeated = items.iter().cloned().cycle().take(items.len() * times).collect();
+                    let id = self.alloc(ObjKind::List(repeated), loc);
+                    return Value::Obj(id);
+                }
             }
         }
         if let (Add, Value::Tuple(a), Value::Tuple(b)) = (op, left, right) {

@@ -2309,3 +2309,17 @@ fn a_module_global_rebound_by_a_function_is_read_back() {
         out.stdout
     );
 }
+
+#[test]
+fn plans_bound_through_an_identity_keyed_dict_reach_their_stages() {
+    // `{id(append): [None] * len(append.stages) for append in appends}`, slots written by
+    // index, handed back with `zip`; a hook checked with `callable`. The dict comprehension
+    // was not tracked and `callable` was an unknown (raising half the configurations): NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.bound_by_id.BoundMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.bound_by_id.BothScaledMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())], "{}", out.stdout);
+}
