@@ -12,6 +12,10 @@ use super::value::*;
 use crate::index::ClassId;
 use crate::syntax::{Constant, constant};
 
+/// Past this many lists (one per outcome of a comprehension's filters), a filtered
+/// comprehension over a known sequence is taken as over an unknown one.
+const MAX_FILTERED_LISTS: usize = 16;
+
 impl Interp<'_, '_> {
     /// Every value `expr` may have under `pc`, each alternative under a condition within `pc`.
     pub fn eval(&mut self, frame: &mut Frame, expr: &Expr, pc: &Cond) -> G {
@@ -135,8 +139,12 @@ impl Interp<'_, '_> {
             Expr::SetComp(comp) => self.eval_comprehension(frame, &comp.generators, &comp.elt, pc, loc),
             Expr::Generator(comp) => self.eval_comprehension(frame, &comp.generators, &comp.elt, pc, loc),
             Expr::DictComp(comp) => {
-                if let Some(dict) = self.eval_dict_comprehension(frame, comp, pc, loc) {
-                    return dict;
+                // In a function, over a known sequence: entry by entry. (At module level the
+                // table stands for settings filled at run time: see below.)
+                if frame.func.is_some() {
+                    if let Some(dict) = self.eval_dict_comprehension(frame, comp, pc, loc) {
+                        return dict;
+                    }
                 }
                 // Its entries are known only at run time. An empty dict would make every read
                 // a missing key; at module level (`ARGS = {k: getattr(a, k) for k in KEYS}`)
@@ -207,23 +215,52 @@ impl Interp<'_, '_> {
         loc: Loc,
     ) -> G {
         // `[f(x) for x in (a, b)]` over a short sequence known item by item: one item each, so
-        // the result keeps its length and order (`first, second = tuple(...)`).
+        // the result keeps its length and order (`first, second = tuple(...)`). With filters
+        // (`[n for n in FACTS if not hasattr(obj, n)]`), one list per feasible outcome of
+        // them, as long as those stay few.
         if let [generator] = generators {
-            if generator.ifs.is_empty() {
-                let iterable = self.eval(frame, &generator.iter, pc);
-                if let Some(sequences) = self.small_sequences(&iterable) {
-                    // One list per alternative of the sequence, under its condition.
-                    let mut out = G::empty();
-                    for (c, known) in sequences {
-                        let here = pc.and(&c);
-                        let mut items = Vec::with_capacity(known.len());
-                        for item in known {
-                            self.assign_target(frame, &generator.target, item.restrict(&self.conds, &here), &here);
-                            items.push(self.eval(frame, elt, &here));
+            let iterable = self.eval(frame, &generator.iter, pc);
+            if let Some(sequences) = self.small_sequences(&iterable) {
+                let mut out = G::empty();
+                for (c, known) in sequences {
+                    let here = pc.and(&c);
+                    let mut lists: Vec<(Cond, Vec<G>)> = vec![(here, Vec::with_capacity(known.len()))];
+                    for item in known {
+                        self.assign_target(frame, &generator.target, item.restrict(&self.conds, &here), &here);
+                        let mut kept = here;
+                        for filter in &generator.ifs {
+                            let test = self.eval(frame, filter, &kept);
+                            kept = kept.and(&self.truthy(&test, self.loc(frame.file, filter)));
                         }
-                        let id = self.alloc(ObjKind::List(items), loc);
-                        out.push(&self.conds, here, Value::Obj(id));
+                        let value = self.eval(frame, elt, &kept);
+                        let mut next = Vec::with_capacity(lists.len());
+                        for (at, items) in lists {
+                            let without = at.and(&kept.not());
+                            if self.conds.feasible(&without) {
+                                next.push((without, items.clone()));
+                            }
+                            let with = at.and(&kept);
+                            if self.conds.feasible(&with) {
+                                let mut items = items;
+                                items.push(value.restrict(&self.conds, &with));
+                                next.push((with, items));
+                            }
+                        }
+                        lists = next;
+                        if lists.len() > MAX_FILTERED_LISTS {
+                            break;
+                        }
                     }
+                    if lists.len() > MAX_FILTERED_LISTS {
+                        out = G::empty();
+                        break;
+                    }
+                    for (at, items) in lists {
+                        let id = self.alloc(ObjKind::List(items), loc);
+                        out.push(&self.conds, at, Value::Obj(id));
+                    }
+                }
+                if !out.is_empty() {
                     return out;
                 }
             }

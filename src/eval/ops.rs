@@ -121,6 +121,25 @@ impl Interp<'_, '_> {
         self.bounded(out, Some(loc), || "arithmetic produced more alternatives than kept".to_string())
     }
 
+    /// The items of a tuple or list holding constants only (a set, a dict's keys).
+    fn constant_items(&self, value: &Value) -> Option<Vec<Constant>> {
+        let items: Vec<G> = match value {
+            Value::Tuple(items) => items.as_ref().clone(),
+            Value::Obj(id) => match &self.read_object(*id).kind {
+                ObjKind::List(items) => items.clone(),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        items
+            .iter()
+            .map(|g| match g.single() {
+                Some(Value::Const(c)) => Some(c.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn binop_values(&mut self, left: &Value, op: Operator, right: &Value, c: &Cond, loc: Loc, in_place: bool) -> Value {
         use Operator::*;
         // List concatenation keeps the items of both.
@@ -144,6 +163,19 @@ impl Interp<'_, '_> {
                     let id = self.alloc(ObjKind::List(repeated), loc);
                     return Value::Obj(id);
                 }
+            }
+        }
+        // `options.keys() - ACCEPTED[kind]`: the items of the one not in the other, when both
+        // hold constants only.
+        if op == Sub {
+            if let (Some(a), Some(b)) = (self.constant_items(left), self.constant_items(right)) {
+                let rest = a
+                    .into_iter()
+                    .filter(|x| !b.iter().any(|y| super::exprs::consts_equal(x, y)))
+                    .map(|x| G::one(&self.conds, Value::Const(x)))
+                    .collect();
+                let id = self.alloc(ObjKind::List(rest), loc);
+                return Value::Obj(id);
             }
         }
         if let (Add, Value::Tuple(a), Value::Tuple(b)) = (op, left, right) {

@@ -2323,3 +2323,13 @@ fn plans_bound_through_an_identity_keyed_dict_reach_their_stages() {
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())], "{}", out.stdout);
 }
+
+#[test]
+fn checks_over_known_names_and_option_sets_are_decided() {
+    // `[n for n in FACTS if not hasattr(impl, n)]` over a tuple of names, and
+    // `options.keys() - ACCEPTED[kind]`: each check raised in some configurations before.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.required_facts.CheckedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+}
