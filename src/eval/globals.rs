@@ -48,6 +48,18 @@ impl Interp<'_, '_> {
         Some(g.relative_to(&self.conds, &self.base).restrict(&self.conds, pc))
     }
 
+    /// Whether `func` reads a module global some function of its module rebinds (so far):
+    /// named rather than evaluated, it would give a fresh unknown value instead of the state
+    /// the global holds (`_require_stack()` returning the open layer stack).
+    pub fn reads_rebound_global(&mut self, func: FuncId) -> bool {
+        let file = func.file;
+        let Some(Some(id)) = self.namespaces.objects.get(&file).copied() else { return false };
+        let scope = self.resolver.local_scope(func);
+        let facts = self.index.function(func);
+        let text = &self.index.file(file).text[facts.range.start as usize..facts.range.end as usize];
+        self.heap[id as usize].fields.keys().any(|name| !scope.is_local(name.as_str()) && text.contains(name.as_str()))
+    }
+
     /// The object holding the rebound globals of `file`, made on first use when some function
     /// of the module declares a name `global`. (Made at a first read too, before any rebinding:
     /// summaries must see that read.)

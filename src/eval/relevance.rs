@@ -211,6 +211,7 @@ impl Interp<'_, '_> {
             || self.is_accessor(func)
             || (receiver.is_some_and(|r| matches!(r, Value::Obj(_))) && self.is_getter_method(func))
             || (self.is_getter_function(func) && self.reads_written_attribute(func, args))
+            || self.reads_rebound_global(func)
     }
 
     /// Whether `func` reads an attribute of a parameter (`batch.residual_stream`) that code

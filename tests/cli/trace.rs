@@ -2285,7 +2285,8 @@ fn leaving_a_with_block_runs_the_context_managers_exit() {
 fn a_module_global_rebound_by_a_function_is_read_back() {
     // Stages append themselves to the layer stack a `@contextmanager` keeps in a module global
     // (`global _stack`), bound when the stack closes. Not followed, no stack was open and every
-    // configuration raised.
+    // configuration raised; `_require_stack()`, which reads the global, named rather than
+    // evaluated, the stages went to an unknown value and were never bound.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.layer_stack.StackedModel"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     let block_rows = |out: &crate::Run| -> Vec<(String, String)> {
