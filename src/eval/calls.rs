@@ -626,6 +626,9 @@ impl Interp<'_, '_> {
             return G::under(pc.clone(), Value::unknown("function body not found"));
         };
         if contains_yield(&def.body) {
+            if let Some(items) = self.call_generator(func, receiver.clone(), args.clone(), &def.body, pc, loc) {
+                return items;
+            }
             self.blocker(loc, format!("{} is a generator: not followed", self.index.function_path(func)), pc);
             return G::under(pc.clone(), Value::unknown("generator"));
         }
@@ -1852,7 +1855,7 @@ fn is_abstract(func: &crate::index::FunctionFacts) -> bool {
     func.decorators.iter().any(|d| crate::syntax::dotted_name(d).is_some_and(|n| n.ends_with("abstractmethod")))
 }
 
-fn contains_yield(body: &[Stmt]) -> bool {
+pub(super) fn contains_yield(body: &[Stmt]) -> bool {
     use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
     struct Finder {
         found: bool,

@@ -122,7 +122,7 @@ impl Interp<'_, '_> {
     }
 
     /// Runs `f` as the body of `func` called under `pc`: conditions relative to the call.
-    fn in_generator<T>(&mut self, func: FuncId, pc: &Cond, f: impl FnOnce(&mut Self) -> T) -> T {
+    pub(super) fn in_generator<T>(&mut self, func: FuncId, pc: &Cond, f: impl FnOnce(&mut Self) -> T) -> T {
         let outer = (self.base, self.heap_mark);
         self.base = self.base.and(pc);
         self.heap_mark = self.heap.len() as super::value::HeapId;

@@ -190,6 +190,8 @@ pub struct Frame {
     pub shares: Vec<(Name, Name, Cond)>,
     /// In a device kernel, what its locals are (see `device.rs`); `None` elsewhere.
     pub kernel: Option<Rc<super::device::KernelLocals>>,
+    /// In a generator run for its items, what it yielded so far (see `generators.rs`).
+    pub yielded: Option<super::generators::Yielded>,
 }
 
 /// Which argument of a call passed a value: the `i`-th positional one, or a keyword.
@@ -978,6 +980,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             written: Default::default(),
             shares: Vec::new(),
             kernel: None,
+            yielded: None,
         }
     }
 

@@ -11,6 +11,7 @@ mod contexts;
 mod custom_ops;
 mod device;
 mod exprs;
+mod generators;
 mod globals;
 mod interp;
 mod iterations;

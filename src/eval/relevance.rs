@@ -63,6 +63,8 @@ pub struct Relevance {
     /// The parameters a function gives back, alone or in a returned tuple (see
     /// `gives_back_object`).
     given_back: FxHashMap<FuncId, Rc<[ruff_python_ast::name::Name]>>,
+    /// Generators whose `yield`s are statements outside loops (see `generators.rs`).
+    item_generators: FxHashMap<FuncId, bool>,
     /// The attributes of its parameters a function reads (see `parameter_attribute_reads`).
     parameter_reads: FxHashMap<FuncId, Rc<[(ruff_python_ast::name::Name, String)]>>,
     /// Functions that return `None` on one path and a value on another (see
@@ -212,6 +214,7 @@ impl Interp<'_, '_> {
             || (receiver.is_some_and(|r| matches!(r, Value::Obj(_))) && self.is_getter_method(func))
             || (self.is_getter_function(func) && self.reads_written_attribute(func, args))
             || self.reads_rebound_global(func)
+            || self.is_item_generator(func)
     }
 
     /// Whether `func` reads an attribute of a parameter (`batch.residual_stream`) that code
@@ -421,6 +424,25 @@ impl Interp<'_, '_> {
     /// object holds, so its predicates decided nothing.
     pub(super) fn is_getter_method(&mut self, func: FuncId) -> bool {
         self.index.function(func).class().is_some() && self.has_getter_body(func)
+    }
+
+    /// Whether `func` is a generator whose items the evaluation can list (see
+    /// `generators.rs`): they are structure (`tuple(_active_variants())`, the batch variants a
+    /// stage binds a plan for), cheaper evaluated than named.
+    fn is_item_generator(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.item_generators.get(&func) {
+            return known;
+        }
+        let facts = self.index.function(func);
+        let module = self.index.file(func.file).ast();
+        let found = match crate::syntax::stmt_with_range(&module.body, facts.range) {
+            Some(Stmt::FunctionDef(def)) => {
+                super::calls::contains_yield(&def.body) && super::generators::yields_are_statements(&def.body)
+            }
+            _ => false,
+        };
+        self.relevance.item_generators.insert(func, found);
+        found
     }
 
     /// Whether `func` is a module function with a getter's body (see `is_getter_method`):

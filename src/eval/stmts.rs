@@ -34,6 +34,10 @@ impl Interp<'_, '_> {
 
         match stmt {
             Stmt::Expr(expr) => {
+                if let (Expr::Yield(y), Some(_)) = (expr.value.as_ref(), &frame.yielded) {
+                    self.yield_value(frame, y.value.as_deref(), pc);
+                    return;
+                }
                 let result = self.eval(frame, &expr.value, pc);
                 if let Expr::Call(call) = expr.value.as_ref() {
                     self.write_out_buffers(frame, call, result, pc);

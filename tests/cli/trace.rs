@@ -2334,3 +2334,25 @@ fn checks_over_known_names_and_option_sets_are_decided() {
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
     assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
 }
+
+#[test]
+fn a_generator_lists_its_items() {
+    // `tuple(fallback_first())[0]` where the generator yields "reference" first: the fused
+    // epilogue that scales again never runs. Not followed, the first backend was an unknown
+    // value and a TWICE row appeared.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.listed_backends.FallbackFirstMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    // Listed fused-first, the fused backend is taken wherever its kernel is available.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.listed_backends.FusedFirstMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not fused_kernel_available()".into()),
+            ("TWICE".into(), 2, "fused_kernel_available()".into())
+        ],
+        "{}",
+        out.stdout
+    );
+}

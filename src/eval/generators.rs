@@ -1,0 +1,128 @@
+//! Generator functions called for their items (`tuple(_active_variants())`, `for v in
+//! variants()`): a generator whose `yield`s are statements outside any loop (`yield ORDINARY`,
+//! `if cp_enabled(): yield CONTEXT_PARALLEL`) runs to its end and gives the list of what it
+//! yielded, one list per feasible outcome of the conditions its `yield`s ran under (at most
+//! [`MAX_YIELDED_LISTS`]). Other generators (a `yield` in a loop or inside an expression) are
+//! not followed, and the evaluation says so. (A `@contextmanager` generator used in a `with`
+//! runs around its block instead: see `contexts.rs`.)
+
+use ruff_python_ast::{Expr, Stmt};
+
+use super::calls::Args;
+use super::cond::Cond;
+use super::interp::{Frame, Interp, ObjKind};
+use super::value::{G, Loc, Value};
+use crate::index::FuncId;
+
+/// Past this many lists (outcomes of the conditions the `yield`s ran under), a generator is
+/// not followed.
+const MAX_YIELDED_LISTS: usize = 16;
+
+/// What a generator being run has yielded so far: one list per outcome, with its condition
+/// (relative to the call). `None` once there were too many.
+pub type Yielded = Option<Vec<(Cond, Vec<G>)>>;
+
+impl Interp<'_, '_> {
+    /// Runs generator `func` to its end and gives the lists of what it yielded; `None` when its
+    /// `yield`s are not all statements outside loops, or they yield too many lists.
+    pub fn call_generator(
+        &mut self,
+        func: FuncId,
+        receiver: Option<Value>,
+        args: Args,
+        body: &[Stmt],
+        pc: &Cond,
+        loc: Loc,
+    ) -> Option<G> {
+        if !yields_are_statements(body) {
+            return None;
+        }
+        let facts = self.index.function(func).clone();
+        let args = self.args_relative_to(args, pc);
+        let mut frame = self.frame(Some(func), func.file);
+        self.bind_params(&mut frame, func, &facts.params, receiver, args, &Cond::TRUE, loc);
+        frame.yielded = Some(Some(vec![(Cond::TRUE, Vec::new())]));
+        self.in_generator(func, pc, |this| this.exec_block(&mut frame, body, &Cond::TRUE));
+        let lists = frame.yielded.take().flatten()?;
+        let mut out = G::empty();
+        for (at, items) in lists {
+            let here = pc.and(&at);
+            let items = items.iter().map(|g| g.restrict(&self.conds, &here)).collect();
+            let id = self.alloc(ObjKind::List(items), loc);
+            out.push(&self.conds, here, Value::Obj(id));
+        }
+        Some(out)
+    }
+
+    /// `yield value` run where `pc` holds in a generator being run: appended to the lists of
+    /// the outcomes where it runs.
+    pub fn yield_value(&mut self, frame: &mut Frame, value: Option<&Expr>, pc: &Cond) {
+        let item = match value {
+            Some(expr) => self.eval(frame, expr, pc),
+            None => G::under(*pc, Value::none()),
+        };
+        let Some(Some(lists)) = frame.yielded.take() else {
+            frame.yielded = Some(None);
+            return;
+        };
+        let mut next = Vec::with_capacity(lists.len() + 1);
+        for (at, items) in lists {
+            let without = at.and(&pc.not());
+            if self.conds.feasible(&without) {
+                next.push((without, items.clone()));
+            }
+            let with = at.and(pc);
+            if self.conds.feasible(&with) {
+                let mut items = items;
+                items.push(item.restrict(&self.conds, &with));
+                next.push((with, items));
+            }
+        }
+        frame.yielded = Some((next.len() <= MAX_YIELDED_LISTS).then_some(next));
+    }
+}
+
+/// Whether every `yield` of a generator's body is a statement (`yield x`) outside any loop,
+/// `with` or nested definition.
+pub(super) fn yields_are_statements(body: &[Stmt]) -> bool {
+    use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+    struct Check {
+        loops: usize,
+        ok: bool,
+    }
+    impl<'a> Visitor<'a> for Check {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            match stmt {
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                Stmt::Expr(e) if matches!(e.value.as_ref(), Expr::Yield(_)) => {
+                    if self.loops > 0 {
+                        self.ok = false;
+                    }
+                    if let Expr::Yield(y) = e.value.as_ref() {
+                        if let Some(value) = &y.value {
+                            self.visit_expr(value);
+                        }
+                    }
+                }
+                Stmt::For(_) | Stmt::While(_) | Stmt::With(_) => {
+                    self.loops += 1;
+                    walk_stmt(self, stmt);
+                    self.loops -= 1;
+                }
+                _ => walk_stmt(self, stmt),
+            }
+        }
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            match expr {
+                Expr::Yield(_) | Expr::YieldFrom(_) | Expr::Await(_) => self.ok = false,
+                Expr::Lambda(_) => {}
+                _ => walk_expr(self, expr),
+            }
+        }
+    }
+    let mut check = Check { loops: 0, ok: true };
+    for stmt in body {
+        check.visit_stmt(stmt);
+    }
+    check.ok
+}
