@@ -98,10 +98,10 @@ pub(super) fn yields_are_statements(body: &[Stmt]) -> bool {
                     if self.loops > 0 {
                         self.ok = false;
                     }
-                    if let Expr::Yield(y) = e.value.as_ref() {
-                        if let Some(value) = &y.value {
-                            self.visit_expr(value);
-                        }
+                    if let Expr::Yield(y) = e.value.as_ref()
+                        && let Some(value) = &y.value
+                    {
+                        self.visit_expr(value);
                     }
                 }
                 Stmt::For(_) | Stmt::While(_) | Stmt::With(_) => {

@@ -430,18 +430,29 @@ impl Interp<'_, '_> {
     /// `generators.rs`): they are structure (`tuple(_active_variants())`, the batch variants a
     /// stage binds a plan for), cheaper evaluated than named.
     fn is_item_generator(&mut self, func: FuncId) -> bool {
-        if let Some(&known) = self.relevance.item_generators.get(&func) {
+        self.definition_fact(
+            func,
+            |r| &mut r.item_generators,
+            |def| super::calls::contains_yield(&def.body) && super::generators::yields_are_statements(&def.body),
+        )
+    }
+
+    /// A fact of `func`'s definition, computed once (`cache` says where it is kept); false when
+    /// the definition is not found.
+    fn definition_fact(
+        &mut self,
+        func: FuncId,
+        cache: fn(&mut Relevance) -> &mut FxHashMap<FuncId, bool>,
+        test: impl FnOnce(&ast::StmtFunctionDef) -> bool,
+    ) -> bool {
+        if let Some(&known) = cache(&mut self.relevance).get(&func) {
             return known;
         }
-        let facts = self.index.function(func);
+        let range = self.index.function(func).range;
         let module = self.index.file(func.file).ast();
-        let found = match crate::syntax::stmt_with_range(&module.body, facts.range) {
-            Some(Stmt::FunctionDef(def)) => {
-                super::calls::contains_yield(&def.body) && super::generators::yields_are_statements(&def.body)
-            }
-            _ => false,
-        };
-        self.relevance.item_generators.insert(func, found);
+        let found =
+            matches!(crate::syntax::stmt_with_range(&module.body, range), Some(Stmt::FunctionDef(def)) if test(def));
+        cache(&mut self.relevance).insert(func, found);
         found
     }
 
@@ -452,17 +463,7 @@ impl Interp<'_, '_> {
     }
 
     fn has_getter_body(&mut self, func: FuncId) -> bool {
-        if let Some(&known) = self.relevance.getters.get(&func) {
-            return known;
-        }
-        let facts = self.index.function(func);
-        let module = self.index.file(func.file).ast();
-        let found = matches!(
-            crate::syntax::stmt_with_range(&module.body, facts.range),
-            Some(Stmt::FunctionDef(def)) if def.decorator_list.is_empty() && is_getter_body(&def.body)
-        );
-        self.relevance.getters.insert(func, found);
-        found
+        self.definition_fact(func, |r| &mut r.getters, |def| def.decorator_list.is_empty() && is_getter_body(&def.body))
     }
 
     /// The attributes of its parameters `func` reads (`batch.residual_stream`: `("batch",
