@@ -63,7 +63,7 @@ impl Interp<'_, '_> {
 
     /// Whether `func` is a generator decorated `@contextmanager` (`contextlib.contextmanager`,
     /// `@contextmanager`, or a decorator of that name).
-    fn is_context_manager(&self, func: FuncId) -> bool {
+    pub(super) fn is_context_manager(&self, func: FuncId) -> bool {
         self.index.function(func).decorators.iter().any(|d| {
             let name = match d {
                 Expr::Name(n) => n.id.as_str(),

@@ -218,6 +218,7 @@ impl Interp<'_, '_> {
         // the result keeps its length and order (`first, second = tuple(...)`). With filters
         // (`[n for n in FACTS if not hasattr(obj, n)]`), one list per feasible outcome of
         // them, as long as those stay few.
+        let mut first_iterable = None;
         if let [generator] = generators {
             let iterable = self.eval(frame, &generator.iter, pc);
             if let Some(sequences) = self.small_sequences(&iterable) {
@@ -264,6 +265,7 @@ impl Interp<'_, '_> {
                     return out;
                 }
             }
+            first_iterable = Some(iterable);
         }
         // The list is there wherever the comprehension runs; its one item (standing for every
         // item) where the filters pass, in some iteration.
@@ -271,7 +273,11 @@ impl Interp<'_, '_> {
         let mut elements = rustc_hash::FxHashSet::default();
         let data_loops = self.data_loops.len();
         for generator in generators {
-            let iterable = self.eval(frame, &generator.iter, &here);
+            // (The one generator's iterable was evaluated above.)
+            let iterable = match first_iterable.take() {
+                Some(iterable) => iterable.restrict(&self.conds, &here),
+                None => self.eval(frame, &generator.iter, &here),
+            };
             let iter_loc = self.loc(frame.file, &generator.iter);
             let element = self.iter_element(&iterable, &here, iter_loc, &generator.target);
             self.loop_elements_in(&element, &mut elements);

@@ -34,7 +34,9 @@ impl Interp<'_, '_> {
         pc: &Cond,
         loc: Loc,
     ) -> Option<G> {
-        if !yields_are_statements(body) {
+        // A `@contextmanager` generator runs around a `with` block (`contexts.rs`); called
+        // otherwise, running it to its end would run its exit code too early.
+        if self.is_context_manager(func) || !yields_are_statements(body) {
             return None;
         }
         let facts = self.index.function(func).clone();

@@ -430,11 +430,12 @@ impl Interp<'_, '_> {
     /// `generators.rs`): they are structure (`tuple(_active_variants())`, the batch variants a
     /// stage binds a plan for), cheaper evaluated than named.
     fn is_item_generator(&mut self, func: FuncId) -> bool {
-        self.definition_fact(
-            func,
-            |r| &mut r.item_generators,
-            |def| super::calls::contains_yield(&def.body) && super::generators::yields_are_statements(&def.body),
-        )
+        !self.is_context_manager(func)
+            && self.definition_fact(
+                func,
+                |r| &mut r.item_generators,
+                |def| super::calls::contains_yield(&def.body) && super::generators::yields_are_statements(&def.body),
+            )
     }
 
     /// A fact of `func`'s definition, computed once (`cache` says where it is kept); false when
