@@ -23,6 +23,12 @@
 //!   which `--assume _is_cuda=true` fixes everywhere), so a platform key and the platform flags
 //!   agree;
 //! - it changes a list or dict the evaluation built (`_move_to_back(backends, b)`);
+//! - it is handed an object it gives back, alone or in a returned tuple (`return
+//!   hidden_states, stream`): skipped, the object would come back as data;
+//! - it is a getter function reading an attribute code wrote into its argument
+//!   (`stream_of(batch)`), or it reads a module global some function rebinds
+//!   (`_require_stack()`): named, it would be a fresh unknown instead of that state;
+//! - it is a generator whose items the evaluation can list (`_active_variants()`);
 //! - it is a getter method called on an object the evaluation built (`return runner.backend if
 //!   runner is not None else None`): what it returns is what the object holds, which the
 //!   object's own tests also read.
