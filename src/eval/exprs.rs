@@ -301,7 +301,8 @@ impl Interp<'_, '_> {
 
     /// `{key: value for x in xs}` over a short sequence known item by item, every key a
     /// constant (`{id(append): [...] for append in appends}`): the dict, entry by entry. `None`
-    /// otherwise (nothing evaluated).
+    /// otherwise (the iterable, and the items up to a key that is not a constant, were
+    /// evaluated).
     fn eval_dict_comprehension(
         &mut self,
         frame: &mut Frame,
@@ -1011,16 +1012,9 @@ impl Interp<'_, '_> {
                 // What code wrote into it, where it did; its own attribute elsewhere.
                 let written = self.opaque_object(*s, None).and_then(|id| {
                     let g = self.read_object(id).fields.get(attr).cloned()?;
-                    Some(g.relative_to(&self.conds, &self.base).restrict(&self.conds, pc))
+                    Some(g.relative_to(&self.conds, &self.base))
                 });
-                let Some(written) = written else { return self.symbol_attr(*s, value, attr, pc, loc) };
-                let rest = pc.and(&written.coverage(&self.conds).not());
-                let mut out = written;
-                if self.conds.feasible(&rest) {
-                    let own = self.symbol_attr(*s, value, attr, &rest, loc);
-                    out.extend(&self.conds, own);
-                }
-                out
+                self.written_or_own(*s, written, attr, pc, loc)
             }
             Value::External(path) => G::under(pc.clone(), Value::External(Rc::from(format!("{path}.{attr}")))),
             Value::Super(class, receiver) => {
@@ -1188,6 +1182,19 @@ impl Interp<'_, '_> {
         out
     }
 
+    /// Attribute `attr` of the unknown value `s` where code wrote it (`written`, as seen from
+    /// the current call), the value's own attribute elsewhere.
+    fn written_or_own(&mut self, s: SymId, written: Option<G>, attr: &str, pc: &Cond, loc: Loc) -> G {
+        let Some(written) = written else { return self.symbol_attr(s, &Value::Sym(s), attr, pc, loc) };
+        let mut out = written.restrict(&self.conds, pc);
+        let rest = pc.and(&out.coverage(&self.conds).not());
+        if self.conds.feasible(&rest) {
+            let own = self.symbol_attr(s, &Value::Sym(s), attr, &rest, loc);
+            out.extend(&self.conds, own);
+        }
+        out
+    }
+
     /// An attribute of a heap object: its fields where set, class attributes elsewhere.
     fn object_attr(&mut self, id: HeapId, attr: &str, pc: &Cond, loc: Loc) -> G {
         self.run_writers(super::interp::Reached::Object(id), attr, loc);
@@ -1217,23 +1224,12 @@ impl Interp<'_, '_> {
             }
             // A copy of an unknown value (see `shallow_copy`) reads as the value where nothing
             // was written into it.
-            let copied = match self.heap[id as usize].kind {
-                ObjKind::Opaque(s) => Some(s),
-                _ => None,
-            };
-            return match (field.as_ref(), copied) {
-                (None, Some(s)) => self.symbol_attr(s, &Value::Sym(s), attr, pc, loc),
-                (Some(g), Some(s)) => {
-                    let mut out = g.restrict(&self.conds, pc);
-                    let rest = pc.and(&out.coverage(&self.conds).not());
-                    if self.conds.feasible(&rest) {
-                        let own = self.symbol_attr(s, &Value::Sym(s), attr, &rest, loc);
-                        out.extend(&self.conds, own);
-                    }
-                    out
-                }
-                (Some(g), None) => g.restrict(&self.conds, pc),
-                (None, None) => G::under(pc.clone(), Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))),
+            if let ObjKind::Opaque(s) = self.heap[id as usize].kind {
+                return self.written_or_own(s, field, attr, pc, loc);
+            }
+            return match field.as_ref() {
+                Some(g) => g.restrict(&self.conds, pc),
+                None => G::under(pc.clone(), Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))),
             };
         };
         let mut out = G::empty();

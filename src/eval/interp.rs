@@ -1385,14 +1385,7 @@ impl<'r, 'a> Interp<'r, 'a> {
     pub fn entered(&mut self, context: G, pc: &Cond, loc: Loc) -> G {
         let mut out = G::empty();
         for (c, v) in context.0 {
-            let enter = match &v {
-                Value::Obj(id) => match self.heap[*id as usize].kind {
-                    ObjKind::Instance(class) => self.method_through_mro(class, "__enter__"),
-                    _ => None,
-                },
-                _ => None,
-            };
-            match enter {
+            match self.instance_method(&v, "__enter__") {
                 Some(func) => {
                     self.force = Some(func);
                     let result = self.call_function(func, Some(v), super::calls::Args::default(), &c.and(pc), loc);
@@ -1411,20 +1404,24 @@ impl<'r, 'a> Interp<'r, 'a> {
     /// the `with` statement's condition: Python runs it however the block is left.
     pub fn exited(&mut self, context: &G, pc: &Cond, loc: Loc) {
         for (c, v) in context.0.clone() {
-            let exit = match &v {
-                Value::Obj(id) => match self.heap[*id as usize].kind {
-                    ObjKind::Instance(class) => self.method_through_mro(class, "__exit__"),
-                    _ => None,
-                },
-                _ => None,
-            };
-            if let Some(func) = exit {
+            if let Some(func) = self.instance_method(&v, "__exit__") {
                 let none = || super::calls::Arg { value: G::under(Cond::TRUE, Value::none()), loc: None };
                 let args = super::calls::Args { positional: vec![none(), none(), none()], ..Default::default() };
                 self.force = Some(func);
                 self.call_function(func, Some(v), args, &c.and(pc), loc);
                 self.force = None;
             }
+        }
+    }
+
+    /// The method `name` of an object of the tree, defined by its class or inherited.
+    fn instance_method(&mut self, value: &Value, name: &str) -> Option<FuncId> {
+        match value {
+            Value::Obj(id) => match self.heap[*id as usize].kind {
+                ObjKind::Instance(class) => self.method_through_mro(class, name),
+                _ => None,
+            },
+            _ => None,
         }
     }
 
