@@ -663,8 +663,10 @@ fn answer(
     // Met while evaluating, those configurations were left out then (their branches were not
     // evaluated): every one is named.
     let vacuous_used: BTreeSet<usize> = conds.vacuous().iter().map(|&(atom, _)| atom).collect();
-    // What the rows are printed within: running configurations where the count matters.
-    let mut care = runs.and(&vacuous_cond.not());
+    // What the rows are printed within: running configurations where the count matters. Only
+    // when what runs is exact: part of it (a large trace's first raises) is large without
+    // being what the rows are restricted by (the raises about their own atoms).
+    let mut care = if runs_exact { runs.and(&vacuous_cond.not()) } else { vacuous_cond.not() };
     if let Some(within) = within {
         care = care.and(&within);
     }
@@ -988,7 +990,14 @@ fn printed(conds: &super::cond::Conds, cond: &Cond, care: &Cond) -> Configuratio
     };
     let products = conds.products_within(cond, care);
     let example = match &products {
-        None => conds.example_within(cond, care).map(literals).unwrap_or_default(),
+        // A large `care` (every raise of a large trace) may be too large to search: the rows
+        // already leave out the raises about their atoms, so a configuration of the row alone
+        // is one of it.
+        None => conds
+            .example_within(cond, care)
+            .or_else(|| conds.example_within(cond, &conds.truth()))
+            .map(literals)
+            .unwrap_or_default(),
         Some(_) => Vec::new(),
     };
     let when =

@@ -24,7 +24,7 @@
 
 use std::cell::RefCell;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::value::{Loc, SymId};
 use crate::index::ClassId;
@@ -235,6 +235,8 @@ pub struct Conds {
     raised_at: Vec<(Cond, Loc)>,
     raised_at_seen: rustc_hash::FxHashSet<(Cond, Loc)>,
     raising_seen: rustc_hash::FxHashSet<Cond>,
+    /// The link keys of each raise's atoms (see [`Conds::without_raising`]), as far as computed.
+    raising_links: RefCell<Vec<Vec<u64>>>,
     /// Atoms under which the number of applications cannot matter (the traced value equals 1,
     /// the data is empty), with why.
     vacuous: Vec<(usize, &'static str)>,
@@ -260,6 +262,7 @@ impl Default for Conds {
             raised_at: Vec::new(),
             raised_at_seen: rustc_hash::FxHashSet::default(),
             raising_seen: rustc_hash::FxHashSet::default(),
+            raising_links: RefCell::default(),
             vacuous: Vec::new(),
             overflowed: false,
             per_program: rustc_hash::FxHashSet::default(),
@@ -828,20 +831,58 @@ impl Conds {
         (runs, approximated() == before)
     }
 
-    /// `cond` without the configurations that raise (cheaper than `cond.and(&runs())`: each
-    /// step stays within `cond`).
+    /// `cond` without the configurations that raise, as far as they bear on `cond`'s atoms
+    /// (cheaper than `cond.and(&runs())`: each step stays within `cond`).
+    ///
+    /// Only the raises linked to `cond` are taken out: those testing one of its atoms (or an
+    /// atom about the same value, which the constraints link to them), then those linked to
+    /// what was taken out, and so on. A raise about unrelated atoms removes no configuration of
+    /// `cond`'s atoms (some setting of its own atoms avoids it), and conjoining it only made the
+    /// condition larger: on a large trace, a thousand raises over a thousand atoms filled the
+    /// node table. (Unrelated raises that together cover every setting of their atoms would
+    /// leave nothing running at all; such code never finishes, and is not what a trace meets.)
     pub fn without_raising(&self, cond: &Cond) -> Cond {
+        let mut links: FxHashSet<u64> = FxHashSet::default();
+        self.add_links(cond, &mut links);
+        let mut pending: Vec<usize> = (0..self.raising.len()).collect();
+        let mut supports = self.raising_links.borrow_mut();
+        while supports.len() < self.raising.len() {
+            let mut raise_links = FxHashSet::default();
+            self.add_links(&self.raising[supports.len()], &mut raise_links);
+            supports.push(raise_links.into_iter().collect());
+        }
         let mut out = *cond;
-        for raise in &self.raising {
-            if out.is_false() {
-                break;
-            }
-            // Most raises are about other configurations: testing that costs no node.
-            if out.meets(raise) {
-                out = out.and(&raise.not());
+        loop {
+            let mut linked_any = false;
+            pending.retain(|&i| {
+                let raise_links = &supports[i];
+                // A raise about no atom raises everywhere.
+                if !raise_links.is_empty() && !raise_links.iter().any(|l| links.contains(l)) {
+                    return true;
+                }
+                linked_any = true;
+                // Most raises are about other configurations: testing that costs no node.
+                if !out.is_false() && out.meets(&self.raising[i]) {
+                    out = out.and(&self.raising[i].not());
+                    links.extend(raise_links.iter().copied());
+                }
+                false
+            });
+            if !linked_any || out.is_false() {
+                return out;
             }
         }
-        out
+    }
+
+    /// The link keys of `cond`'s atoms: an atom about a value is linked to every atom about
+    /// that value (the constraints relate them); any other atom only to itself.
+    fn add_links(&self, cond: &Cond, links: &mut FxHashSet<u64>) {
+        for atom in self.support(cond) {
+            links.insert(match self.atoms[atom].key.about() {
+                Some(sym) => 1 << 63 | sym as u64,
+                None => atom as u64,
+            });
+        }
     }
 
     /// Fixes an atom's value (an assumption): the constraints now require it.
@@ -946,6 +987,30 @@ mod tests {
         assert!(!bounded.same(&exact));
         // Wider, never narrower: every running configuration is still in it.
         assert!(exact.and(&bounded.not()).is_false());
+    }
+
+    #[test]
+    fn raises_are_taken_out_of_a_condition_through_the_atoms_they_share() {
+        let mut conds = Conds::default();
+        let atom = |conds: &mut Conds, name: &str| conds.atom(AtomKey::Test(name.into()), || name.into());
+        let (a, b, c, d) = (atom(&mut conds, "a"), atom(&mut conds, "b"), atom(&mut conds, "c"), atom(&mut conds, "d"));
+        // Two values' atoms: `x == 1` and `x == 2` are linked through `x`.
+        let x1 = conds.atom(AtomKey::Equals(0, Constant::Int(1)), || "x == 1".into());
+        let x2 = conds.atom(AtomKey::Equals(0, Constant::Int(2)), || "x == 2".into());
+        let loc = Loc { file: crate::index::FileId::from_u32(0), span: crate::syntax::Span { start: 0, end: 0 } };
+        conds.raises(&a.and(&b), loc); // shares `a` with the row
+        conds.raises(&b.and(&c.not()), loc); // shares `b` with the raise above only
+        conds.raises(&d, loc); // about nothing the row touches
+        conds.raises(&x2.not(), loc); // about `x`, like the row's `x == 1`
+        let row = a.and(&x1.not());
+        let out = conds.without_raising(&row);
+        // Linked raises are out, in a chain: `a and b` takes `b` in, then `b and not c` counts.
+        assert!(out.same(&row.and(&a.and(&b).not()).and(&b.and(&c.not()).not()).and(&x2)));
+        // The unrelated raise on `d` leaves the row as it was there.
+        assert!(conds.feasible(&out.and(&d)));
+        // A raise everywhere leaves nothing.
+        conds.raises(&conds.truth(), loc);
+        assert!(conds.without_raising(&row).is_false());
     }
 
     #[test]
