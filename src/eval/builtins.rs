@@ -129,6 +129,10 @@ impl Interp<'_, '_> {
             }
             "len" => match arg(0).as_ref().and_then(|g| g.single().cloned()) {
                 Some(Value::Tuple(items)) => G::under(pc.clone(), Value::Const(Constant::Int(items.len() as i64))),
+                Some(Value::Obj(id)) => match self.list_length(id, pc) {
+                    Some(length) => length,
+                    None => self.anon(pc, loc),
+                },
                 _ => self.anon(pc, loc),
             },
             "range" => {

@@ -66,6 +66,9 @@ impl Interp<'_, '_> {
             Expr::List(list) => {
                 let items = self.eval_items(frame, &list.elts, pc);
                 let id = self.alloc(ObjKind::List(items), loc);
+                if !list.elts.iter().any(|e| matches!(e, Expr::Starred(_))) {
+                    self.mark_exact(id);
+                }
                 G::under(pc.clone(), Value::Obj(id))
             }
             Expr::Set(set) => self.eval_sequence(frame, &set.elts, pc),
@@ -532,6 +535,13 @@ impl Interp<'_, '_> {
         if let Some(sym) = as_sym(self, right) {
             if matches!(left, Value::Const(_) | Value::Sym(_)) {
                 return self.compare_values(left, op, &sym, left_text, right_text, loc);
+            }
+        }
+        // Two dataclass instances are equal when their fields are (`@dataclass` compares them
+        // as tuples): a stage's declaration and its `replace(...)` copy are equal.
+        if let (Value::Obj(a), Eq, Value::Obj(b)) = (left, base, right) {
+            if let Some(equal) = self.records_equal(*a, *b, loc) {
+                return if negated { equal.not() } else { equal };
             }
         }
         let holds = match (left, base, right) {
@@ -1698,6 +1708,72 @@ impl Interp<'_, '_> {
         }
         let _ = pc;
         out
+    }
+
+    /// `a == b` for two distinct instances of one dataclass that compares its fields: where
+    /// every field is equal. `None` for other objects (compared by identity) or, past a few
+    /// nested records, when not decided.
+    fn records_equal(&mut self, a: HeapId, b: HeapId, loc: Loc) -> Option<Cond> {
+        const MAX_NESTED: u32 = 4;
+        if a == b {
+            return None;
+        }
+        let (ObjKind::Instance(class), ObjKind::Instance(other)) =
+            (&self.heap[a as usize].kind, &self.heap[b as usize].kind)
+        else {
+            return None;
+        };
+        let (class, other) = (*class, *other);
+        if !self.compares_fields(class) {
+            return None;
+        }
+        // (`__eq__` of another class gives NotImplemented: the objects are then compared by
+        // identity.)
+        if class != other {
+            return Some(self.conds.falsity());
+        }
+        if self.comparing_records >= MAX_NESTED {
+            return None;
+        }
+        self.comparing_records += 1;
+        let mut equal = self.conds.truth();
+        for field in self.record_fields(class) {
+            let left = self.read_object(a).fields.get(&field).cloned().unwrap_or_default();
+            let right = self.read_object(b).fields.get(&field).cloned().unwrap_or_default();
+            if left.is_empty() || right.is_empty() {
+                self.comparing_records -= 1;
+                return None;
+            }
+            let text = field.to_string();
+            equal = equal.and(&self.compare(&left, CmpOp::Eq, &right, &text, &text, loc));
+            if equal.is_false() {
+                break;
+            }
+        }
+        self.comparing_records -= 1;
+        Some(equal)
+    }
+
+    /// Whether instances of `class` compare their fields: a class decorated `@dataclass`
+    /// (without `eq=False`), with no `__eq__` of its own in the MRO.
+    fn compares_fields(&self, class: ClassId) -> bool {
+        let mro = self.resolver.mro(class);
+        let defines_eq =
+            mro.classes.iter().any(|c| self.index.class(*c).body.iter().any(|b| b.name.as_str() == "__eq__"));
+        let dataclass = mro.classes.first().is_some_and(|c| {
+            self.index.class(*c).decorators.iter().any(|d| {
+                let (callee, keywords) = match d {
+                    Expr::Call(call) => (call.func.as_ref(), call.arguments.keywords.as_ref()),
+                    other => (other, &[][..]),
+                };
+                crate::syntax::dotted_name(callee).is_some_and(|n| n.ends_with("dataclass"))
+                    && !keywords.iter().any(|k| {
+                        k.arg.as_ref().is_some_and(|a| a.as_str() == "eq")
+                            && matches!(&k.value, Expr::BooleanLiteral(b) if !b.value)
+                    })
+            })
+        });
+        dataclass && !defines_eq
     }
 
     /// Field names of a NamedTuple or dataclass, in order.

@@ -101,6 +101,9 @@ pub struct Object {
 pub struct Catch {
     pub handlers: Vec<Option<Vec<String>>>,
     pub caught: Vec<Cond>,
+    /// Per handler, the raises it caught (absolute condition, place): a bare `raise` in the
+    /// handler raises them again, where they were.
+    pub origins: Vec<Vec<(Cond, Loc)>>,
 }
 
 impl Catch {
@@ -252,6 +255,16 @@ pub struct Interp<'r, 'a> {
     /// Lists of one item standing for every element of a sequence of unknown length
     /// (`enumerate(xs)`, `zip(xs, ys)`): a loop over one is a loop over that sequence.
     pub abstract_lists: rustc_hash::FxHashSet<HeapId>,
+    /// Lists known item by item (see `lists.rs`), with the depth of abstract loops they were
+    /// made at.
+    pub exact_lists: FxHashMap<HeapId, u32>,
+    /// The raises each `except` handler being evaluated caught, innermost last (see `Catch`).
+    pub handling: Vec<Vec<(Cond, Loc)>>,
+    /// How many dataclass comparisons are in progress (see `Interp::records_equal`).
+    pub comparing_records: u32,
+    /// How many loops are being evaluated as one abstract iteration (an `append` there adds
+    /// one item standing for many).
+    pub abstract_depth: u32,
     /// NamedTuples built so far, by class and place (see `Interp::named_tuple`).
     pub records: FxHashMap<(ClassId, Loc), Vec<HeapId>>,
     /// Per object, how many times its contents changed (see `summary.rs`).
@@ -421,6 +434,10 @@ impl<'r, 'a> Interp<'r, 'a> {
             iteration_atoms: FxHashMap::default(),
             data_loops: Vec::new(),
             abstract_lists: Default::default(),
+            exact_lists: Default::default(),
+            handling: Vec::new(),
+            comparing_records: 0,
+            abstract_depth: 0,
             records: FxHashMap::default(),
             versions: Vec::new(),
             shared: Vec::new(),
@@ -923,6 +940,7 @@ impl<'r, 'a> Interp<'r, 'a> {
         for catch in self.catching.iter_mut().rev() {
             if let Some(handler) = catch.handler_for(kind.as_deref()) {
                 catch.caught[handler] = catch.caught[handler].or(&absolute);
+                catch.origins[handler].push((absolute, loc));
                 self.not_replayable();
                 return;
             }

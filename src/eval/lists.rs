@@ -6,6 +6,12 @@
 //! platform) needs the concrete sequences instead: the list is split into its *worlds*, each a
 //! condition and the items present there, the operation runs in each, and the worlds are
 //! merged back position by position. Lists with too many worlds keep the coarser treatment.
+//!
+//! A list is *exact* when its items are its elements: made by a literal, `+` or `* n` of
+//! exact lists, filled by `append`s outside abstract loops (see `Interp::exact_lists`). Other
+//! lists may hold one item standing for many (`extend(xs)`, an `append` in a loop evaluated
+//! as one abstract iteration), and their length is not known. `len` of an exact list is
+//! computed: `[None] * len(bindings)` then has its slots.
 
 use super::cond::Cond;
 use super::interp::{Interp, ObjKind};
@@ -20,6 +26,53 @@ const MAX_WORLDS: usize = 32;
 type World = (Cond, Vec<Value>);
 
 impl Interp<'_, '_> {
+    /// Records that list `id` (just made) holds its elements item by item.
+    pub(super) fn mark_exact(&mut self, id: HeapId) {
+        self.exact_lists.insert(id, self.abstract_depth);
+    }
+
+    /// After an `append` to list `id`: exact still if no abstract loop was entered since the
+    /// list was made (appended in one, its item stands for many).
+    pub(super) fn appended(&mut self, id: HeapId) {
+        if self.exact_lists.get(&id).is_some_and(|&depth| depth != self.abstract_depth) {
+            self.exact_lists.remove(&id);
+        }
+    }
+
+    /// `len(xs)` of an exact list under `pc`: per configuration, how many of its items are
+    /// present. `None` when the list is not exact or the counts have too many alternatives.
+    pub(super) fn list_length(&mut self, id: HeapId, pc: &Cond) -> Option<G> {
+        if !self.exact_lists.contains_key(&id) {
+            return None;
+        }
+        let ObjKind::List(items) = &self.read_object(id).kind else { return None };
+        let mut counts: Vec<(Cond, i64)> = vec![(*pc, 0)];
+        for item in items {
+            let present = item.coverage(&self.conds);
+            let mut next: Vec<(Cond, i64)> = Vec::new();
+            for (c, n) in counts {
+                for (c, n) in [(c.and(&present), n + 1), (c.and(&present.not()), n)] {
+                    if !self.conds.feasible(&c) {
+                        continue;
+                    }
+                    match next.iter_mut().find(|(_, m)| *m == n) {
+                        Some(same) => same.0 = same.0.or(&c),
+                        None => next.push((c, n)),
+                    }
+                }
+            }
+            if next.len() > MAX_WORLDS {
+                return None;
+            }
+            counts = next;
+        }
+        let mut out = G::empty();
+        for (c, n) in counts {
+            out.push(&self.conds, c, Value::Const(Constant::Int(n)));
+        }
+        Some(out)
+    }
+
     /// The concrete sequences `items` stands for, if there are few enough.
     fn worlds(&self, items: &[G]) -> Option<Vec<World>> {
         let mut worlds: Vec<World> = vec![(self.conds.truth(), Vec::new())];

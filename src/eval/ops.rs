@@ -150,6 +150,9 @@ impl Interp<'_, '_> {
                 let mut items = x;
                 items.extend(y);
                 let id = self.alloc(ObjKind::List(items), loc);
+                if self.exact_lists.contains_key(a) && self.exact_lists.contains_key(b) {
+                    self.mark_exact(id);
+                }
                 return Value::Obj(id);
             }
         }
@@ -161,6 +164,9 @@ impl Interp<'_, '_> {
                 if let Some(times) = usize::try_from(*n).ok().filter(|t| items.len() * t <= MAX_REPEATED_ITEMS) {
                     let repeated = items.iter().cloned().cycle().take(items.len() * times).collect();
                     let id = self.alloc(ObjKind::List(repeated), loc);
+                    if self.exact_lists.contains_key(list) {
+                        self.mark_exact(id);
+                    }
                     return Value::Obj(id);
                 }
             }
@@ -638,6 +644,10 @@ impl Interp<'_, '_> {
                 return out;
             }
         }
+        // Changed by the coarse treatment, the list's length is no longer known.
+        if matches!(kind, ObjKind::List(_)) && matches!(name, "pop" | "insert" | "remove" | "clear") {
+            self.exact_lists.remove(&id);
+        }
         match (kind, name) {
             (ObjKind::Instance(_), name) if super::modules::REGISTRATION_METHODS.contains(&name) => {
                 self.register_on_module(id, &args, &relative)
@@ -654,9 +664,12 @@ impl Interp<'_, '_> {
                     items.push(arg.value.restrict(&self.conds, pc));
                 }
                 self.heap[id as usize].kind = ObjKind::List(items);
+                self.appended(id);
                 G::under(relative, Value::none())
             }
             (ObjKind::List(mut items), "extend") => {
+                // One item stands for what was added.
+                self.exact_lists.remove(&id);
                 if let Some(arg) = args.positional.first() {
                     items.push(self.iter_element(
                         &arg.value,

@@ -79,6 +79,9 @@ pub struct Relevance {
     classifiers: FxHashMap<FuncId, bool>,
     accessors: FxHashMap<FuncId, bool>,
     getters: FxHashMap<FuncId, bool>,
+    /// Functions that return lists they fill in a loop over a parameter (see
+    /// `fills_lists_from_parameter`).
+    fillers: FxHashMap<FuncId, bool>,
     handovers: FxHashMap<ClassId, Vec<ruff_python_ast::name::Name>>,
     writes: FxHashMap<FuncId, FxHashMap<String, bool>>,
     writes_in_progress: FxHashSet<FuncId>,
@@ -166,6 +169,14 @@ impl Interp<'_, '_> {
         // the stream again: `hidden_states, batch.stream = self._prepare(...)`): skipped, what
         // it returns would be data, and the object, with what the call left on it, lost.
         if self.gives_back_object(func, args) {
+            return true;
+        }
+        // Handed objects, a helper that sorts them into lists it returns (`declarations,
+        // bindings = _stage_items(stages)`) repackages them: skipped, the lists would be
+        // unknown values, their items and their length lost.
+        if self.fills_lists_from_parameter(func)
+            && args.all_values().any(|g| g.iter().any(|(_, v)| self.holds_object(v, 0)))
+        {
             return true;
         }
         // Handed tensors of different scales, a helper that returns one of them as it is
@@ -442,6 +453,27 @@ impl Interp<'_, '_> {
                 |r| &mut r.item_generators,
                 |def| super::calls::contains_yield(&def.body) && super::generators::yields_are_statements(&def.body),
             )
+    }
+
+    /// Whether `func` returns (alone or in a tuple) a list or dict it made empty and filled in
+    /// a `for` loop over one of its parameters.
+    fn fills_lists_from_parameter(&mut self, func: FuncId) -> bool {
+        self.definition_fact(func, |r| &mut r.fillers, fills_lists_from_parameter)
+    }
+
+    /// Whether `value` is an object of the tree, or a tuple or list holding one (two levels
+    /// down at most: `((declaration, norm), ...)`).
+    fn holds_object(&self, value: &Value, depth: usize) -> bool {
+        let items: Vec<&G> = match value {
+            Value::Obj(id) => match &self.heap[*id as usize].kind {
+                ObjKind::Instance(_) => return true,
+                ObjKind::List(items) => items.iter().collect(),
+                _ => return false,
+            },
+            Value::Tuple(items) => items.iter().collect(),
+            _ => return false,
+        };
+        depth < 2 && items.iter().any(|g| g.iter().any(|(_, v)| self.holds_object(v, depth + 1)))
     }
 
     /// A fact of `func`'s definition, computed once (`cache` says where it is kept); false when
@@ -1084,6 +1116,66 @@ fn assigns_attribute(body: &[Stmt], attr: &str, depth: usize) -> bool {
         Stmt::FunctionDef(_) | Stmt::ClassDef(_) => false,
         _ => crate::syntax::child_suites(stmt).into_iter().any(|suite| assigns_attribute(suite.body, attr, depth + 1)),
     })
+}
+
+/// Whether `def` makes empty lists or dicts (`declarations, bindings = [], []`), fills one in
+/// a `for` loop over a parameter (`declarations.append(declaration)`, `table[key] = item`),
+/// and returns it, alone or in a tuple.
+fn fills_lists_from_parameter(def: &ast::StmtFunctionDef) -> bool {
+    fn empty(expr: &Expr) -> bool {
+        match expr {
+            Expr::List(list) => list.elts.is_empty(),
+            Expr::Dict(dict) => dict.items.is_empty(),
+            _ => false,
+        }
+    }
+    /// Whether a statement of `body` (at any depth) adds to one of `made`.
+    fn fills(body: &[Stmt], made: &[&ruff_python_ast::name::Name]) -> bool {
+        let receiver = |expr: &Expr| matches!(expr, Expr::Name(n) if made.contains(&&n.id));
+        body.iter().any(|stmt| match stmt {
+            Stmt::Expr(e) => matches!(e.value.as_ref(), Expr::Call(call) if matches!(call.func.as_ref(),
+                Expr::Attribute(a) if matches!(a.attr.as_str(), "append" | "extend" | "insert") && receiver(&a.value))),
+            Stmt::Assign(a) => a.targets.iter().any(|t| matches!(t, Expr::Subscript(s) if receiver(&s.value))),
+            Stmt::If(node) => fills(&node.body, made) || node.elif_else_clauses.iter().any(|c| fills(&c.body, made)),
+            Stmt::For(node) => fills(&node.body, made),
+            Stmt::With(node) => fills(&node.body, made),
+            _ => false,
+        })
+    }
+    let p = &def.parameters;
+    let params: Vec<&ruff_python_ast::name::Name> = p
+        .posonlyargs
+        .iter()
+        .chain(&p.args)
+        .chain(&p.kwonlyargs)
+        .map(|a| &a.parameter.name.id)
+        .chain(p.vararg.iter().map(|a| &a.name.id))
+        .collect();
+    let mut made: Vec<&ruff_python_ast::name::Name> = Vec::new();
+    for stmt in &def.body {
+        let Stmt::Assign(assign) = stmt else { continue };
+        match (assign.targets.as_slice(), assign.value.as_ref()) {
+            ([Expr::Name(name)], value) if empty(value) => made.push(&name.id),
+            ([Expr::Tuple(names)], Expr::Tuple(values)) if names.elts.len() == values.elts.len() => {
+                for (name, value) in names.elts.iter().zip(&values.elts) {
+                    if let (Expr::Name(name), true) = (name, empty(value)) {
+                        made.push(&name.id);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let filled_in_loop = def.body.iter().any(|stmt| {
+        matches!(stmt, Stmt::For(node) if matches!(node.iter.as_ref(), Expr::Name(n) if params.contains(&&n.id))
+            && fills(&node.body, &made))
+    });
+    let returned = |expr: &Expr| matches!(expr, Expr::Name(n) if made.contains(&&n.id));
+    filled_in_loop
+        && def.body.iter().any(|stmt| {
+            matches!(stmt, Stmt::Return(ret) if ret.value.as_deref().is_some_and(|v| returned(v)
+                || matches!(v, Expr::Tuple(t) if t.elts.iter().any(returned))))
+        })
 }
 
 /// The statements of a getter method (see `Interp::is_getter_method`): at most four, each

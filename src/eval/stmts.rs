@@ -86,8 +86,32 @@ impl Interp<'_, '_> {
             Stmt::Raise(raise) => {
                 // The program stops here: a constraint on configurations, applied to the rows at
                 // the end (narrowing every later condition with it is what makes them large).
-                let kind = raise.exc.as_deref().and_then(exception_name);
-                self.raise_of(kind, pc, loc);
+                match (&raise.exc, self.handling.last().cloned()) {
+                    // `except Exception: note(error); raise` raises what was caught, where it
+                    // was raised: that is the place the report names.
+                    (None, Some(origins)) if !origins.is_empty() => {
+                        let mut reraised = self.conds.falsity();
+                        for (at, origin) in origins {
+                            let here = pc.and(&at);
+                            if self.conds.feasible(&here) {
+                                self.raise_under(&here, origin);
+                                reraised = reraised.or(&here);
+                            }
+                        }
+                        // What the handler was entered for beyond those (none, as evaluated)
+                        // raises here.
+                        let rest = pc.and(&reraised.not());
+                        if self.conds.feasible(&rest) {
+                            self.raise_of(None, &rest, loc);
+                        }
+                        // The conditions are absolute: not a summary to replay elsewhere.
+                        self.not_replayable();
+                    }
+                    _ => {
+                        let kind = raise.exc.as_deref().and_then(exception_name);
+                        self.raise_of(kind, pc, loc);
+                    }
+                }
                 frame.raised = frame.raised.or(pc);
             }
             Stmt::Assert(assert) => {
@@ -156,15 +180,20 @@ impl Interp<'_, '_> {
                         }
                         _ => None,
                     };
+                    let abstract_loop = u32::from(abstract_item.is_some());
                     let over_data = abstract_item.and_then(|item| self.data_loop(&item, iter_loc));
                     elements.extend(over_data);
                     let before = self.locals_before_iterations(frame, &elements);
                     self.data_loops.extend(over_data);
                     // One sequence per alternative, each run under its condition (writes are
                     // gated, as in the arms of an `if`).
+                    // A loop over an abstract list is one abstract iteration too.
+
+                    self.abstract_depth += abstract_loop;
                     for (c, items) in sequences {
                         self.unrolled_loop(frame, node, items, &pc.and(&c), &before, &elements);
                     }
+                    self.abstract_depth -= abstract_loop;
                     if over_data.is_some() {
                         self.data_loops.pop();
                     }
@@ -296,7 +325,9 @@ impl Interp<'_, '_> {
         let outer = (frame.loop_alive, frame.loop_broken);
         frame.loop_alive = self.conds.truth();
         frame.loop_broken = self.conds.falsity();
+        self.abstract_depth += 1;
         self.exec_block(frame, body, pc);
+        self.abstract_depth -= 1;
         (frame.loop_alive, frame.loop_broken) = outer;
     }
 
@@ -417,13 +448,16 @@ impl Interp<'_, '_> {
         let before = (frame.alive, frame.loop_alive, frame.loop_broken);
         if !handlers.is_empty() {
             let types = handlers.iter().map(|h| caught_types(h)).collect();
-            self.catching
-                .push(super::interp::Catch { handlers: types, caught: vec![self.conds.falsity(); handlers.len()] });
+            self.catching.push(super::interp::Catch {
+                handlers: types,
+                caught: vec![self.conds.falsity(); handlers.len()],
+                origins: vec![Vec::new(); handlers.len()],
+            });
         }
         self.exec_block(frame, &node.body, pc);
-        let caught = match handlers.is_empty() {
-            true => Vec::new(),
-            false => self.catching.pop().map(|c| c.caught).unwrap_or_default(),
+        let (caught, mut origins) = match self.catching.pop().filter(|_| !handlers.is_empty()) {
+            Some(catch) => (catch.caught, catch.origins),
+            None => Default::default(),
         };
         let caught: Vec<Cond> = caught.iter().map(|c| c.and(pc)).collect();
         let any = caught.iter().fold(self.conds.falsity(), |acc, c| acc.or(c));
@@ -436,7 +470,7 @@ impl Interp<'_, '_> {
             frame.raised = frame.raised.and(&any.not());
             frame.loop_alive = frame.loop_alive.or(&before.1.and(&any));
             frame.loop_broken = frame.loop_broken.and(&any.not()).or(&before.2.and(&any));
-            for (handler, c) in handlers.iter().zip(&caught) {
+            for (i, (handler, c)) in handlers.iter().zip(&caught).enumerate() {
                 if !self.conds.feasible(c) {
                     continue;
                 }
@@ -450,7 +484,9 @@ impl Interp<'_, '_> {
                     );
                     self.assign_local(frame, &name.id, error, c);
                 }
+                self.handling.push(std::mem::take(&mut origins[i]));
                 self.exec_block(frame, &handler.body, c);
+                self.handling.pop();
             }
         }
         let untaken = handlers.iter().zip(&caught).any(|(h, c)| !self.conds.feasible(c) && handler_matters(h));

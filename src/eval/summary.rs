@@ -194,6 +194,9 @@ impl Interp<'_, '_> {
                 created: object.created,
             };
             self.heap[renumber[old] as usize] = copy;
+            if let Some(&depth) = self.exact_lists.get(old) {
+                self.exact_lists.insert(renumber[old], depth);
+            }
         }
         self.apply_effects(&summary.sites, &summary.raises, pc, selections);
         let reads: FxHashMap<HeapId, u32> = summary.reads.iter().copied().collect();

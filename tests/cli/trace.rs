@@ -2356,3 +2356,53 @@ fn a_generator_lists_its_items() {
         out.stdout
     );
 }
+
+#[test]
+fn lists_a_helper_fills_from_the_objects_it_is_handed_have_their_length() {
+    // `declarations, bindings = _items(stages)` then `[None] * len(append.declarations)`: the
+    // helper never names the factor, and was skipped; a list filled by `append` had no known
+    // length. Both unknown, every plan was unknown.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.stage_items.StagedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.stage_items.BothStagedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())], "{}", out.stdout);
+}
+
+#[test]
+fn a_list_appended_to_in_a_loop_over_unknown_items_has_no_known_length() {
+    // One abstract iteration appends one item standing for many: `len` of that list is not 1.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.stage_items.CountedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    let rows = rows(&out);
+    assert_eq!(rows.len(), 2, "{}", out.stdout);
+    assert!(rows.iter().any(|r| r.0 == "ONCE" && r.2.contains("len(")), "{}", out.stdout);
+}
+
+#[test]
+fn a_bare_raise_in_a_handler_is_reported_where_the_caught_error_was_raised() {
+    // `except Exception as error: _note_origin(error, origin); raise`: the configurations
+    // that raise are those of the failing check, and the report names the check.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.reraised.CheckedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let raises = out.json()["raises"].as_array().cloned().unwrap_or_default();
+    let lines: Vec<i64> = raises.iter().filter_map(|r| r["location"]["line"].as_i64()).collect();
+    assert!(lines.contains(&15), "{}", out.stdout);
+    assert!(!lines.contains(&24), "{}", out.stdout);
+}
+
+#[test]
+fn a_dataclass_equals_its_copy() {
+    // `if incoming.consumer != declaration: raise` with the connection made for the
+    // declaration and the stage bound to its `replace(...)` copy: equal fields, no raise.
+    // Compared by identity, every configuration raised.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.declaration_copy.CopiedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+    // A declaration of another kind is another stage: its check raises everywhere.
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.declaration_copy.MismatchedMoE"]);
+    assert_eq!(verdict, "UNKNOWN", "{}", out.stdout);
+    assert_eq!(out.json()["raises"][0]["location"]["line"], 25, "{}", out.stdout);
+}
