@@ -136,6 +136,13 @@ impl Interp<'_, '_> {
                 _ => self.anon(pc, loc),
             },
             "range" => {
+                // `range(len(append.bindings))` of known small bounds: its numbers, per
+                // alternative of the bounds.
+                if !std::mem::take(&mut self.range_stays_abstract) {
+                    if let Some(ranges) = self.small_ranges(&args, pc) {
+                        return ranges;
+                    }
+                }
                 let text = self.text(loc);
                 let v = self.sym(SymKey::At(loc, text.clone()), text, None);
                 G::under(pc.clone(), v)
@@ -190,9 +197,15 @@ impl Interp<'_, '_> {
             }
             "dict" => {
                 let mut entries: Vec<(Rc<str>, G)> = Vec::new();
-                if let Some(Value::Obj(id)) = arg(0).as_ref().and_then(|g| g.single().cloned()) {
-                    if let ObjKind::Dict(more) = self.read_object(id).kind.clone() {
-                        entries = more;
+                if let Some(first) = arg(0) {
+                    match first.single() {
+                        Some(Value::Obj(id)) if matches!(self.heap[*id as usize].kind, ObjKind::Dict(_)) => {
+                            let ObjKind::Dict(more) = self.read_object(*id).kind.clone() else { unreachable!() };
+                            entries = more;
+                        }
+                        // `dict(mapping)` of a mapping not known entry by entry (or of pairs) is
+                        // not known either: not an empty dict.
+                        _ => return self.anon(pc, loc),
                     }
                 }
                 for (key, a) in &args.keywords {
@@ -418,3 +431,51 @@ fn object_identity(id: HeapId) -> i64 {
 /// Combinations of `zip`'s arguments' alternatives taken pair by pair; past this, one pair of
 /// elements standing for all.
 const MAX_ZIPPED: usize = 16;
+
+impl Interp<'_, '_> {
+    /// `range(...)` where every bound is a known integer in each of (at most eight)
+    /// alternatives, and each range has at most eight numbers: a tuple of them per alternative.
+    fn small_ranges(&mut self, args: &Args, pc: &Cond) -> Option<G> {
+        let mut combos: Vec<(Cond, Vec<i64>)> = vec![(*pc, Vec::new())];
+        for arg in &args.positional {
+            let mut next = Vec::new();
+            for (c, bounds) in &combos {
+                for (vc, v) in arg.value.iter() {
+                    let Value::Const(Constant::Int(n)) = v else { return None };
+                    let here = c.and(vc);
+                    if self.conds.feasible(&here) {
+                        next.push((here, bounds.iter().copied().chain([*n]).collect::<Vec<_>>()));
+                    }
+                }
+            }
+            if next.len() > 8 {
+                return None;
+            }
+            combos = next;
+        }
+        let mut out = G::empty();
+        for (c, bounds) in combos {
+            let numbers = small_range(&bounds)?;
+            let items = numbers.into_iter().map(|n| G::under(c, Value::Const(Constant::Int(n)))).collect();
+            out.push(&self.conds, c, Value::Tuple(Rc::new(items)));
+        }
+        (!out.is_empty()).then_some(out)
+    }
+}
+
+/// The numbers of `range(*bounds)` when there are at most [`MAX_RANGE_ITEMS`] of them.
+fn small_range(bounds: &[i64]) -> Option<Vec<i64>> {
+    const MAX_RANGE_ITEMS: i64 = 8;
+    let (start, stop, step) = match *bounds {
+        [stop] => (0, stop, 1),
+        [start, stop] => (start, stop, 1),
+        [start, stop, step] if step != 0 => (start, stop, step),
+        _ => return None,
+    };
+    let count =
+        if step > 0 { (stop - start + step - 1).div_euclid(step) } else { (start - stop - step - 1).div_euclid(-step) };
+    if count > MAX_RANGE_ITEMS {
+        return None;
+    }
+    Some((0..count.max(0)).map(|i| start + i * step).collect())
+}

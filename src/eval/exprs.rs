@@ -14,7 +14,7 @@ use crate::syntax::{Constant, constant};
 
 /// Past this many lists (one per outcome of a comprehension's filters), a filtered
 /// comprehension over a known sequence is taken as over an unknown one.
-const MAX_FILTERED_LISTS: usize = 16;
+const MAX_FILTERED_LISTS: usize = 32;
 
 impl Interp<'_, '_> {
     /// Every value `expr` may have under `pc`, each alternative under a condition within `pc`.
@@ -64,9 +64,9 @@ impl Interp<'_, '_> {
             Expr::If(ifexp) => self.eval_conditional(frame, ifexp, pc, &mut Vec::new()),
             Expr::Tuple(tuple) => self.eval_sequence(frame, &tuple.elts, pc),
             Expr::List(list) => {
-                let items = self.eval_items(frame, &list.elts, pc);
+                let (items, known) = self.eval_items_known(frame, &list.elts, pc);
                 let id = self.alloc(ObjKind::List(items), loc);
-                if !list.elts.iter().any(|e| matches!(e, Expr::Starred(_))) {
+                if known {
                     self.mark_exact(id);
                 }
                 G::under(pc.clone(), Value::Obj(id))
@@ -187,19 +187,33 @@ impl Interp<'_, '_> {
     }
 
     fn eval_items(&mut self, frame: &mut Frame, elts: &[Expr], pc: &Cond) -> Vec<G> {
+        self.eval_items_known(frame, elts, pc).0
+    }
+
+    /// The items of a literal, and whether they are its elements: `*xs` of a tuple or an
+    /// exact list adds their items; of anything else, one item standing for them.
+    fn eval_items_known(&mut self, frame: &mut Frame, elts: &[Expr], pc: &Cond) -> (Vec<G>, bool) {
         let mut items = Vec::new();
+        let mut known = true;
         for elt in elts {
             if let Expr::Starred(star) = elt {
                 let inner = self.eval(frame, &star.value, pc);
                 match inner.single() {
                     Some(Value::Tuple(more)) => items.extend(more.iter().cloned()),
-                    _ => items.push(inner),
+                    Some(Value::Obj(id)) if self.exact_lists.contains_key(id) => {
+                        let ObjKind::List(more) = self.read_object(*id).kind.clone() else { unreachable!() };
+                        items.extend(more);
+                    }
+                    _ => {
+                        items.push(inner);
+                        known = false;
+                    }
                 }
             } else {
                 items.push(self.eval(frame, elt, pc));
             }
         }
-        items
+        (items, known)
     }
 
     fn eval_sequence(&mut self, frame: &mut Frame, elts: &[Expr], pc: &Cond) -> G {
@@ -217,59 +231,25 @@ impl Interp<'_, '_> {
         pc: &Cond,
         loc: Loc,
     ) -> G {
-        // `[f(x) for x in (a, b)]` over a short sequence known item by item: one item each, so
-        // the result keeps its length and order (`first, second = tuple(...)`). With filters
+        // `[f(x) for x in (a, b)]` over short sequences known item by item (every generator's:
+        // `[(a, i) for a in appends for i in range(len(a.bindings))]`): one item each, so the
+        // result keeps its length and order (`first, second = tuple(...)`). With filters
         // (`[n for n in FACTS if not hasattr(obj, n)]`), one list per feasible outcome of
         // them, as long as those stay few.
-        let mut first_iterable = None;
-        if let [generator] = generators {
-            let iterable = self.eval(frame, &generator.iter, pc);
-            if let Some(sequences) = self.small_sequences(&iterable) {
+        let first = generators.first().map(|g| self.eval(frame, &g.iter, pc));
+        if first.as_ref().is_some_and(|g| self.small_sequences(g).is_some()) {
+            let mut lists: Vec<(Cond, Vec<G>)> = vec![(*pc, Vec::new())];
+            if self.known_comprehension(frame, generators, elt, *pc, first.clone(), &mut lists).is_some() {
                 let mut out = G::empty();
-                for (c, known) in sequences {
-                    let here = pc.and(&c);
-                    let mut lists: Vec<(Cond, Vec<G>)> = vec![(here, Vec::with_capacity(known.len()))];
-                    for item in known {
-                        self.assign_target(frame, &generator.target, item.restrict(&self.conds, &here), &here);
-                        let mut kept = here;
-                        for filter in &generator.ifs {
-                            let test = self.eval(frame, filter, &kept);
-                            kept = kept.and(&self.truthy(&test, self.loc(frame.file, filter)));
-                        }
-                        let value = self.eval(frame, elt, &kept);
-                        let mut next = Vec::with_capacity(lists.len());
-                        for (at, items) in lists {
-                            let without = at.and(&kept.not());
-                            if self.conds.feasible(&without) {
-                                next.push((without, items.clone()));
-                            }
-                            let with = at.and(&kept);
-                            if self.conds.feasible(&with) {
-                                let mut items = items;
-                                items.push(value.restrict(&self.conds, &with));
-                                next.push((with, items));
-                            }
-                        }
-                        lists = next;
-                        if lists.len() > MAX_FILTERED_LISTS {
-                            break;
-                        }
-                    }
-                    if lists.len() > MAX_FILTERED_LISTS {
-                        out = G::empty();
-                        break;
-                    }
-                    for (at, items) in lists {
-                        let id = self.alloc(ObjKind::List(items), loc);
-                        out.push(&self.conds, at, Value::Obj(id));
-                    }
+                for (at, items) in lists {
+                    let id = self.alloc(ObjKind::List(items), loc);
+                    self.mark_exact(id);
+                    out.push(&self.conds, at, Value::Obj(id));
                 }
-                if !out.is_empty() {
-                    return out;
-                }
+                return out;
             }
-            first_iterable = Some(iterable);
         }
+        let mut first_iterable = first;
         // The list is there wherever the comprehension runs; its one item (standing for every
         // item) where the filters pass, in some iteration.
         let mut here = *pc;
@@ -302,6 +282,61 @@ impl Interp<'_, '_> {
         G::under(*pc, Value::Obj(id))
     }
 
+    /// The lists a comprehension makes where every iterable is known item by item: the items
+    /// of `generators` from the first, each under the conditions of its filters, appended to
+    /// `lists` (a list per outcome, split where an item is kept in some configurations only).
+    /// `None` when an iterable is not known item by item, or the lists become too many.
+    fn known_comprehension(
+        &mut self,
+        frame: &mut Frame,
+        generators: &[ast::Comprehension],
+        elt: &Expr,
+        kept: Cond,
+        iterable: Option<G>,
+        lists: &mut Vec<(Cond, Vec<G>)>,
+    ) -> Option<()> {
+        let Some((generator, rest)) = generators.split_first() else {
+            let value = self.eval(frame, elt, &kept);
+            let mut next = Vec::with_capacity(lists.len());
+            for (at, items) in lists.drain(..) {
+                let without = at.and(&kept.not());
+                if self.conds.feasible(&without) {
+                    next.push((without, items.clone()));
+                }
+                let with = at.and(&kept);
+                if self.conds.feasible(&with) {
+                    let mut items = items;
+                    items.push(value.restrict(&self.conds, &with));
+                    next.push((with, items));
+                }
+            }
+            *lists = next;
+            return (lists.len() <= MAX_FILTERED_LISTS).then_some(());
+        };
+        let iterable = match iterable {
+            Some(iterable) => iterable,
+            None => self.eval(frame, &generator.iter, &kept),
+        };
+        for (c, known) in self.small_sequences(&iterable)? {
+            let here = kept.and(&c);
+            if !self.conds.feasible(&here) {
+                continue;
+            }
+            for item in known {
+                self.assign_target(frame, &generator.target, item.restrict(&self.conds, &here), &here);
+                let mut passed = here;
+                for filter in &generator.ifs {
+                    let test = self.eval(frame, filter, &passed);
+                    passed = passed.and(&self.truthy(&test, self.loc(frame.file, filter)));
+                }
+                if self.conds.feasible(&passed) {
+                    self.known_comprehension(frame, rest, elt, passed, None, lists)?;
+                }
+            }
+        }
+        Some(())
+    }
+
     /// `{key: value for x in xs}` over a short sequence known item by item, every key a
     /// constant (`{id(append): [...] for append in appends}`): the dict, entry by entry. `None`
     /// otherwise (the iterable, and the items up to a key that is not a constant, were
@@ -320,6 +355,24 @@ impl Interp<'_, '_> {
         }
         let iterable = self.eval(frame, &generator.iter, pc);
         let sequences = self.small_sequences(&iterable)?;
+        // Over several lists of constants (the batch variants active in each configuration):
+        // one dict, an entry per constant, present where a list holds it. Evaluated list by
+        // list, each entry's value was evaluated once per list.
+        if sequences.len() > 1 {
+            if let Some(constants) = self.constants_across(&sequences) {
+                let mut entries = Vec::with_capacity(constants.len());
+                for (constant, present) in constants {
+                    let here = pc.and(&present);
+                    self.assign_target(frame, &generator.target, G::under(here, Value::Const(constant)), &here);
+                    let key = self.eval(frame, key_expr, &here);
+                    let key = key.single().and_then(entry_key)?;
+                    let value = self.eval(frame, &comp.value, &here);
+                    set_entry(&mut entries, &key, value, self, &here);
+                }
+                let id = self.alloc(ObjKind::Dict(entries), loc);
+                return Some(G::under(*pc, Value::Obj(id)));
+            }
+        }
         let mut out = G::empty();
         for (c, known) in sequences {
             let here = pc.and(&c);
@@ -333,6 +386,25 @@ impl Interp<'_, '_> {
             }
             let id = self.alloc(ObjKind::Dict(entries), loc);
             out.push(&self.conds, here, Value::Obj(id));
+        }
+        Some(out)
+    }
+
+    /// The constants the lists of `sequences` hold, in order of first appearance, each with
+    /// where some list holds it. `None` when an item is not a constant.
+    fn constants_across(&self, sequences: &[(Cond, Vec<G>)]) -> Option<Vec<(Constant, Cond)>> {
+        let mut out: Vec<(Constant, Cond)> = Vec::new();
+        for (c, items) in sequences {
+            for item in items {
+                for (ic, v) in item.iter() {
+                    let Value::Const(k) = v else { return None };
+                    let present = c.and(ic);
+                    match out.iter_mut().find(|(known, _)| consts_equal(known, k)) {
+                        Some((_, cond)) => *cond = cond.or(&present),
+                        None => out.push((k.clone(), present)),
+                    }
+                }
+            }
         }
         Some(out)
     }
@@ -478,7 +550,7 @@ impl Interp<'_, '_> {
         if negated { holds.not() } else { holds }
     }
 
-    fn compare_values(
+    pub(super) fn compare_values(
         &mut self,
         left: &Value,
         op: CmpOp,
@@ -539,8 +611,27 @@ impl Interp<'_, '_> {
         }
         // Two dataclass instances are equal when their fields are (`@dataclass` compares them
         // as tuples): a stage's declaration and its `replace(...)` copy are equal.
+        if std::env::var("ST_DBG").is_ok() && left_text.contains("keys") {
+            eprintln!(
+                "DBG cmp {left_text} | {} || {}",
+                self.syms
+                    .get(match left {
+                        Value::Sym(s) => *s as usize,
+                        _ => 0,
+                    })
+                    .map(|s| s.display.clone())
+                    .unwrap_or_default(),
+                self.syms
+                    .get(match right {
+                        Value::Sym(s) => *s as usize,
+                        _ => 0,
+                    })
+                    .map(|s| s.display.clone())
+                    .unwrap_or_default()
+            );
+        }
         if let (Value::Obj(a), Eq, Value::Obj(b)) = (left, base, right) {
-            if let Some(equal) = self.records_equal(*a, *b, loc) {
+            if let Some(equal) = self.records_equal(*a, *b, loc).or_else(|| self.lists_equal(*a, *b, loc)) {
                 return if negated { equal.not() } else { equal };
             }
         }

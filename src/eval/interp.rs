@@ -258,10 +258,14 @@ pub struct Interp<'r, 'a> {
     /// Lists known item by item (see `lists.rs`), with the depth of abstract loops they were
     /// made at.
     pub exact_lists: FxHashMap<HeapId, u32>,
+    /// Lists that are a dict's `keys()`: compared as sets.
+    pub key_views: rustc_hash::FxHashSet<HeapId>,
     /// The raises each `except` handler being evaluated caught, innermost last (see `Catch`).
     pub handling: Vec<Vec<(Cond, Loc)>>,
     /// How many dataclass comparisons are in progress (see `Interp::records_equal`).
     pub comparing_records: u32,
+    /// Set while the iterable of a `for` over `range(...)` is evaluated (see `stmts.rs`).
+    pub range_stays_abstract: bool,
     /// How many loops are being evaluated as one abstract iteration (an `append` there adds
     /// one item standing for many).
     pub abstract_depth: u32,
@@ -435,8 +439,10 @@ impl<'r, 'a> Interp<'r, 'a> {
             data_loops: Vec::new(),
             abstract_lists: Default::default(),
             exact_lists: Default::default(),
+            key_views: Default::default(),
             handling: Vec::new(),
             comparing_records: 0,
+            range_stays_abstract: false,
             abstract_depth: 0,
             records: FxHashMap::default(),
             versions: Vec::new(),

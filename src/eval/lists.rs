@@ -73,6 +73,57 @@ impl Interp<'_, '_> {
         Some(out)
     }
 
+    /// `a == b` for two distinct exact lists: where they have the same length and equal items
+    /// position by position. Two views of dict keys (`incoming.entries.keys() !=
+    /// outgoing.exits.keys()`) compare as sets. `None` when a list is not exact, has too many
+    /// worlds, or a keys view holds a key that is not a constant.
+    pub(super) fn lists_equal(&mut self, a: HeapId, b: HeapId, loc: Loc) -> Option<Cond> {
+        if a == b || !self.exact_lists.contains_key(&a) || !self.exact_lists.contains_key(&b) {
+            return None;
+        }
+        let (ObjKind::List(xs), ObjKind::List(ys)) =
+            (self.read_object(a).kind.clone(), self.read_object(b).kind.clone())
+        else {
+            return None;
+        };
+        let as_sets = self.key_views.contains(&a) && self.key_views.contains(&b);
+        let (left, right) = (self.worlds(&xs)?, self.worlds(&ys)?);
+        let mut equal = self.conds.falsity();
+        for (ca, va) in &left {
+            for (cb, vb) in &right {
+                let both = ca.and(cb);
+                if !self.conds.feasible(&both) {
+                    continue;
+                }
+                let same = if as_sets {
+                    let keys = |values: &[Value]| -> Option<std::collections::BTreeSet<String>> {
+                        values
+                            .iter()
+                            .map(|v| match v {
+                                Value::Const(Constant::Str(s)) => Some(s.to_string()),
+                                _ => None,
+                            })
+                            .collect()
+                    };
+                    self.conds.constant(keys(va)? == keys(vb)?)
+                } else if va.len() != vb.len() {
+                    self.conds.falsity()
+                } else {
+                    let mut all = self.conds.truth();
+                    for (x, y) in va.iter().zip(vb) {
+                        all = all.and(&self.compare_values(x, CmpOp::Eq, y, "", "", loc));
+                        if all.is_false() {
+                            break;
+                        }
+                    }
+                    all
+                };
+                equal = equal.or(&both.and(&same));
+            }
+        }
+        Some(equal)
+    }
+
     /// The concrete sequences `items` stands for, if there are few enough.
     fn worlds(&self, items: &[G]) -> Option<Vec<World>> {
         let mut worlds: Vec<World> = vec![(self.conds.truth(), Vec::new())];

@@ -788,6 +788,8 @@ impl Interp<'_, '_> {
                     })
                     .collect();
                 let list = self.alloc(ObjKind::List(keys), loc);
+                self.mark_exact(list);
+                self.key_views.insert(list);
                 G::under(relative, Value::Obj(list))
             }
             (ObjKind::Dict(_), "copy") => G::under(relative, Value::Obj(self.copy_object(id, loc))),
@@ -860,6 +862,13 @@ impl Interp<'_, '_> {
             "update_wrapper" if path == "functools.update_wrapper" && receiver.is_none() => {
                 if let Some(wrapper) = first {
                     return wrapper.restrict(&self.conds, pc);
+                }
+            }
+            // `types.MappingProxyType(mapping)` is a read-only view of the mapping: reads go
+            // through to it.
+            "MappingProxyType" if path == "types.MappingProxyType" && receiver.is_none() => {
+                if let Some(mapping) = first {
+                    return mapping.restrict(&self.conds, pc);
                 }
             }
             // `copy.copy(obj)`, `dataclasses.replace(obj, **changes)`: a new object holding what

@@ -1118,14 +1118,23 @@ fn assigns_attribute(body: &[Stmt], attr: &str, depth: usize) -> bool {
     })
 }
 
-/// Whether `def` makes empty lists or dicts (`declarations, bindings = [], []`), fills one in
-/// a `for` loop over a parameter (`declarations.append(declaration)`, `table[key] = item`),
-/// and returns it, alone or in a tuple.
+/// Whether `def` makes lists or dicts (`declarations, bindings = [], []`, `connections =
+/// [first]`), fills one in a `for` loop over a parameter (`for item in stages`, `for i, s in
+/// enumerate(line)`; `declarations.append(declaration)`, `table[key] = item`), and returns
+/// it, alone or in a tuple.
 fn fills_lists_from_parameter(def: &ast::StmtFunctionDef) -> bool {
     fn empty(expr: &Expr) -> bool {
+        matches!(expr, Expr::List(_) | Expr::Dict(_))
+    }
+    /// `p`, `p.items`, or a builtin walking one (`enumerate(p)`, `zip(p, q)`).
+    fn over_parameter(expr: &Expr, params: &[&ruff_python_ast::name::Name]) -> bool {
         match expr {
-            Expr::List(list) => list.elts.is_empty(),
-            Expr::Dict(dict) => dict.items.is_empty(),
+            Expr::Name(n) => params.contains(&&n.id),
+            Expr::Attribute(a) => over_parameter(&a.value, params),
+            Expr::Call(call) => {
+                matches!(call.func.as_ref(), Expr::Name(f) if matches!(f.id.as_str(), "enumerate" | "zip" | "reversed" | "sorted" | "list" | "tuple"))
+                    && call.arguments.args.iter().any(|a| over_parameter(a, params))
+            }
             _ => false,
         }
     }
@@ -1166,10 +1175,10 @@ fn fills_lists_from_parameter(def: &ast::StmtFunctionDef) -> bool {
             _ => {}
         }
     }
-    let filled_in_loop = def.body.iter().any(|stmt| {
-        matches!(stmt, Stmt::For(node) if matches!(node.iter.as_ref(), Expr::Name(n) if params.contains(&&n.id))
-            && fills(&node.body, &made))
-    });
+    let filled_in_loop = def
+        .body
+        .iter()
+        .any(|stmt| matches!(stmt, Stmt::For(node) if over_parameter(&node.iter, &params) && fills(&node.body, &made)));
     let returned = |expr: &Expr| matches!(expr, Expr::Name(n) if made.contains(&&n.id));
     filled_in_loop
         && def.body.iter().any(|stmt| {

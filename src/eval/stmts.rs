@@ -150,7 +150,13 @@ impl Interp<'_, '_> {
                 }
             }
             Stmt::For(node) => {
+                // `for chunk in range(n)` stays one abstract iteration: chunk loops write
+                // slices of one tensor, which the evaluation does not tell apart (unrolled, each
+                // chunk's write would scale the whole tensor again).
+                self.range_stays_abstract = matches!(node.iter.as_ref(),
+                    Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(n) if n.id.as_str() == "range"));
                 let iterable = self.eval(frame, &node.iter, pc);
+                self.range_stays_abstract = false;
                 let iter_loc = self.loc(frame.file, &*node.iter);
                 // Iterating `None` raises `TypeError` (a lookup that found nothing).
                 let none = iterable

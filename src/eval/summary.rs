@@ -197,6 +197,9 @@ impl Interp<'_, '_> {
             if let Some(&depth) = self.exact_lists.get(old) {
                 self.exact_lists.insert(renumber[old], depth);
             }
+            if self.key_views.contains(old) {
+                self.key_views.insert(renumber[old]);
+            }
         }
         self.apply_effects(&summary.sites, &summary.raises, pc, selections);
         let reads: FxHashMap<HeapId, u32> = summary.reads.iter().copied().collect();

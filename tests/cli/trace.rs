@@ -2404,5 +2404,39 @@ fn a_dataclass_equals_its_copy() {
     // A declaration of another kind is another stage: its check raises everywhere.
     let (_, verdict, out) = trace("trace/router", &["--entry", "gate.declaration_copy.MismatchedMoE"]);
     assert_eq!(verdict, "UNKNOWN", "{}", out.stdout);
-    assert_eq!(out.json()["raises"][0]["location"]["line"], 25, "{}", out.stdout);
+    assert_eq!(out.json()["raises"][0]["location"]["line"], 26, "{}", out.stdout);
+}
+
+#[test]
+fn a_chain_built_item_by_item_from_nested_known_sequences_is_known() {
+    // `[(a, i) for a in appends for i in range(len(a.scales))]`, a chain appended to from it,
+    // connections made along it in a helper that starts from a one-item list: each stage's
+    // check finds the connection made for it. As one abstract stage, the check raised.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.declaration_copy.ChainedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+}
+
+#[test]
+fn views_of_dict_keys_compare_as_sets() {
+    // `incoming.entries.keys() != outgoing.exits.keys()` over dicts built per variant, in two
+    // orders: equal, no raise. Compared as objects, every configuration raised.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.declaration_copy.VariantMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+    // Exits for one variant only: the check raises everywhere.
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.declaration_copy.MissingVariantMoE"]);
+    assert_eq!(verdict, "UNKNOWN", "{}", out.stdout);
+    let line = out.json()["raises"][0]["location"]["line"].as_i64();
+    assert_eq!(line, Some(114), "{}", out.stdout);
+}
+
+#[test]
+fn read_only_views_of_copied_dicts_are_the_dicts() {
+    // A frozen dataclass keeping `MappingProxyType(dict(entries))`, over variants a generator
+    // lists per configuration: the variant check passes. The view was an outside object.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.declaration_copy.ProxiedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
 }
