@@ -1628,10 +1628,17 @@ impl Interp<'_, '_> {
                     Constant::Float(_) => "float",
                     Constant::Str(_) => "str",
                 };
-                let yes = classes.iter().any(
+                let builtin = classes.iter().any(
                     |c| matches!(c, Value::Builtin(b) if b.as_ref() == kind || (kind == "bool" && b.as_ref() == "int")),
                 );
-                self.conds.constant(yes)
+                // Enum members are their values here: a value one of the enum's members has
+                // is taken as that member (`isinstance(rows.group, SumGroup)` over a field
+                // declared to hold one).
+                let member = !matches!(c, Constant::None)
+                    && targets.iter().any(|t| {
+                        self.is_enum(*t) && self.enum_member_values(*t).iter().any(|m| super::exprs::consts_equal(m, c))
+                    });
+                self.conds.constant(builtin || member)
             }
             _ => {
                 let label = match value {

@@ -631,7 +631,11 @@ impl Interp<'_, '_> {
             );
         }
         if let (Value::Obj(a), Eq, Value::Obj(b)) = (left, base, right) {
-            if let Some(equal) = self.records_equal(*a, *b, loc).or_else(|| self.lists_equal(*a, *b, loc)) {
+            if let Some(equal) = self
+                .records_equal(*a, *b, loc)
+                .or_else(|| self.lists_equal(*a, *b, loc))
+                .or_else(|| self.dicts_equal(*a, *b, loc))
+            {
                 return if negated { equal.not() } else { equal };
             }
         }
@@ -671,7 +675,12 @@ impl Interp<'_, '_> {
             {
                 self.conds.falsity()
             }
-            (Value::Obj(a), Is | Eq, Value::Obj(b)) => self.conds.constant(a == b),
+            // Objects compare by identity, unless a class of theirs says otherwise: its own
+            // `__eq__` is not evaluated, and the test is an atom.
+            (Value::Obj(a), Is, Value::Obj(b)) => self.conds.constant(a == b),
+            (Value::Obj(a), Eq, Value::Obj(b)) if a == b || !(self.defines_eq(*a) || self.defines_eq(*b)) => {
+                self.conds.constant(a == b)
+            }
             // A class of the tree is not a class outside it.
             (Value::Class(_), Is | Eq, Value::External(_)) | (Value::External(_), Is | Eq, Value::Class(_)) => {
                 self.conds.falsity()
@@ -705,6 +714,8 @@ impl Interp<'_, '_> {
                 self.conds.falsity()
             }
             (Value::Class(a), Is | Eq, Value::Class(b)) => self.conds.constant(a == b),
+            // A function of the tree is itself, and no other function.
+            (Value::Func(a), Is | Eq, Value::Func(b)) => self.conds.constant(a == b),
             // `x > 2`, `x <= 0`, `2 < x`: whether the value is above a number, one atom linked
             // to its other atoms (`x > 2` implies `x > 1`, and that `x` is truthy).
             (Value::Sym(s), Lt | LtE | Gt | GtE, Value::Const(c)) if super::cond::numeric(c).is_some() => {
@@ -1845,12 +1856,53 @@ impl Interp<'_, '_> {
         Some(equal)
     }
 
+    /// `a == b` for two distinct dicts the evaluation built: where the same keys are present
+    /// and their values are equal.
+    fn dicts_equal(&mut self, a: HeapId, b: HeapId, loc: Loc) -> Option<Cond> {
+        if a == b {
+            return None;
+        }
+        let (ObjKind::Dict(left), ObjKind::Dict(right)) =
+            (self.read_object(a).kind.clone(), self.read_object(b).kind.clone())
+        else {
+            return None;
+        };
+        let mut keys: Vec<Rc<str>> = left.iter().map(|(k, _)| k.clone()).collect();
+        keys.extend(right.iter().map(|(k, _)| k.clone()).filter(|k| !left.iter().any(|(l, _)| l == k)));
+        let mut equal = self.conds.truth();
+        for key in keys {
+            let value = |entries: &[(Rc<str>, G)]| entries.iter().find(|(k, _)| *k == key).map(|(_, g)| g.clone());
+            let (x, y) = (value(&left).unwrap_or_default(), value(&right).unwrap_or_default());
+            let (px, py) = (x.coverage(&self.conds), y.coverage(&self.conds));
+            let same = self.compare(&x, CmpOp::Eq, &y, &key, &key, loc);
+            let here = px.and(&py).and(&same).or(&px.not().and(&py.not()));
+            equal = equal.and(&here);
+            if equal.is_false() {
+                break;
+            }
+        }
+        Some(equal)
+    }
+
+    /// Whether object `id` is an instance of a class that defines `__eq__` in the tree.
+    fn defines_eq(&self, id: HeapId) -> bool {
+        match self.heap[id as usize].kind {
+            ObjKind::Instance(class) => self.class_defines_eq(class),
+            _ => false,
+        }
+    }
+
+    fn class_defines_eq(&self, class: ClassId) -> bool {
+        let mro = self.resolver.mro(class);
+        mro.classes.iter().any(|c| self.index.class(*c).body.iter().any(|b| b.name.as_str() == "__eq__"))
+    }
+
     /// Whether instances of `class` compare their fields: a class decorated `@dataclass`
-    /// (without `eq=False`), with no `__eq__` of its own in the MRO.
+    /// (without `eq=False`) or a `msgspec.Struct`, with no `__eq__` of its own in the MRO.
     fn compares_fields(&self, class: ClassId) -> bool {
         let mro = self.resolver.mro(class);
-        let defines_eq =
-            mro.classes.iter().any(|c| self.index.class(*c).body.iter().any(|b| b.name.as_str() == "__eq__"));
+        let struct_record = mro.external.iter().any(|e| crate::query::instances::is_msgspec_struct(e));
+        let defines_eq = self.class_defines_eq(class);
         let dataclass = mro.classes.first().is_some_and(|c| {
             self.index.class(*c).decorators.iter().any(|d| {
                 let (callee, keywords) = match d {
@@ -1864,7 +1916,7 @@ impl Interp<'_, '_> {
                     })
             })
         });
-        dataclass && !defines_eq
+        (dataclass || struct_record) && !defines_eq
     }
 
     /// Field names of a NamedTuple or dataclass, in order.

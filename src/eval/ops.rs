@@ -873,7 +873,10 @@ impl Interp<'_, '_> {
             }
             // `copy.copy(obj)`, `dataclasses.replace(obj, **changes)`: a new object holding what
             // `obj` holds (the changes set).
-            "copy" | "replace" if matches!(path, "copy.copy" | "dataclasses.replace") && receiver.is_none() => {
+            "copy" | "replace"
+                if matches!(path, "copy.copy" | "dataclasses.replace" | "msgspec.structs.replace")
+                    && receiver.is_none() =>
+            {
                 if let Some(original) = first {
                     let changes = if last == "replace" { args.keywords.clone() } else { Vec::new() };
                     return self.shallow_copy(&original, &changes, pc, loc);

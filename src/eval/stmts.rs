@@ -152,9 +152,13 @@ impl Interp<'_, '_> {
             Stmt::For(node) => {
                 // `for chunk in range(n)` stays one abstract iteration: chunk loops write
                 // slices of one tensor, which the evaluation does not tell apart (unrolled, each
-                // chunk's write would scale the whole tensor again).
+                // chunk's write would scale the whole tensor again). A loop over the positions
+                // of a list (`for position in range(len(chained))`) walks the list: unrolled
+                // when its length is known, so `chained[position]` and `connections[position]`
+                // are items of one position.
                 self.range_stays_abstract = matches!(node.iter.as_ref(),
-                    Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(n) if n.id.as_str() == "range"));
+                    Expr::Call(call) if is_name(&call.func, "range")
+                        && !matches!(call.arguments.args.as_ref(), [Expr::Call(len)] if is_name(&len.func, "len")));
                 let iterable = self.eval(frame, &node.iter, pc);
                 self.range_stays_abstract = false;
                 let iter_loc = self.loc(frame.file, &*node.iter);
@@ -658,4 +662,9 @@ fn names_read(expr: &Expr, out: &mut Vec<Name>) {
         }
     }
     Names(out).visit_expr(expr);
+}
+
+/// Whether `expr` is the bare name `name`.
+fn is_name(expr: &Expr, name: &str) -> bool {
+    matches!(expr, Expr::Name(n) if n.id.as_str() == name)
 }

@@ -258,8 +258,9 @@ pub fn constructor_params(resolver: &Resolver, class: ClassId) -> Option<(Option
             }
         }
     }
-    // NamedTuple and dataclass fields, in definition order from the root base down.
-    let is_record = mro.external.iter().any(|e| e.ends_with("NamedTuple"))
+    // NamedTuple, dataclass and `msgspec.Struct` fields, in definition order from the root base
+    // down.
+    let is_record = mro.external.iter().any(|e| e.ends_with("NamedTuple") || is_msgspec_struct(e))
         || mro.classes.iter().any(|c| {
             index.class(*c).decorators.iter().any(|d| {
                 crate::syntax::dotted_name(match d {
@@ -322,4 +323,9 @@ pub fn bind_constructor(
         })
         .collect();
     (init, arguments)
+}
+
+/// Whether an outside base is `msgspec.Struct` (a record: fields from its annotations).
+pub fn is_msgspec_struct(base: &str) -> bool {
+    matches!(base, "msgspec.Struct" | "msgspec.structs.Struct")
 }

@@ -2440,3 +2440,34 @@ fn read_only_views_of_copied_dicts_are_the_dicts() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
 }
+
+#[test]
+fn a_msgspec_struct_is_a_record() {
+    // Fields from its annotations with their defaults, copied by `msgspec.structs.replace`,
+    // equal to its copy: the stage's checks pass. As an outside class, they raised.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.struct_record.StructMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+}
+
+#[test]
+fn a_loop_over_the_positions_of_a_known_list_is_unrolled() {
+    // `for position in range(len(chained))` binding `chained[position]` with
+    // `connections[position]`; enum members pass `isinstance(kind, Kind)`; option dicts are
+    // compared by their entries. As one abstract position, every configuration raised.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.positions.PositionedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+}
+
+#[test]
+fn objects_of_a_class_with_its_own_eq_are_not_compared_by_identity() {
+    // `Layout(...) != Layout(...)` with a custom `__eq__`: not known, so the raise covers part
+    // of the configurations, not all of them.
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.positions.LayoutMoE"]);
+    assert_eq!(verdict, "ONCE", "{}", out.stdout);
+    let share = out.json()["raises"][0]["share"].as_f64().unwrap_or_default();
+    assert!(share > 0.0 && share < 1.0, "{}", out.stdout);
+}
