@@ -1600,6 +1600,9 @@ impl Interp<'_, '_> {
             Value::Num(_) => {
                 self.conds.constant(external.iter().any(|e| e.ends_with("Tensor") || e.ends_with("Parameter")))
             }
+            // An object made by an outside class is an instance of that class (of its bases too,
+            // which are not known: those stay open).
+            Value::ExternalObj(made) if external.iter().any(|e| *e == made.as_ref()) => self.conds.truth(),
             // A tuple is a `tuple`; a class is a `type` (`content if isinstance(content, tuple)
             // else (content, {})` over a table of classes and `(class, kwargs)` pairs).
             Value::Tuple(_) => {
@@ -1641,9 +1644,17 @@ impl Interp<'_, '_> {
                 self.conds.constant(builtin || member)
             }
             _ => {
+                // Named by the unknown value it tests, or else by the test as written (the
+                // value is not a symbol, and the call's own text already names both).
                 let label = match value {
                     Value::Sym(s) => self.syms[*s as usize].label(),
-                    _ => self.text(loc),
+                    _ => {
+                        let text = self.text(loc);
+                        if text.starts_with("isinstance(") || text.starts_with("issubclass(") {
+                            return self.atom(AtomKey::Test(text.clone()), || text);
+                        }
+                        text
+                    }
                 };
                 let names: Vec<String> = classes
                     .iter()

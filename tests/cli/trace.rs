@@ -2471,3 +2471,15 @@ fn objects_of_a_class_with_its_own_eq_are_not_compared_by_identity() {
     let share = out.json()["raises"][0]["share"].as_f64().unwrap_or_default();
     assert!(share > 0.0 && share < 1.0, "{}", out.stdout);
 }
+
+#[test]
+fn isinstance_of_an_outside_object_is_decided_for_its_own_class_and_named_as_written() {
+    // `nn.Linear(...)` is an `nn.Linear`: ONCE. Whether it is an `nn.Module` is not known
+    // (its bases are outside): the rows name the test as written, not wrapped in itself.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.isinstance_label.LinearMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.isinstance_label.LabelMoE"]);
+    let rows = rows(&out);
+    assert!(rows.iter().any(|r| r.2 == "isinstance(self.experts, nn.Module)"), "{}", out.stdout);
+}
