@@ -675,10 +675,13 @@ impl Interp<'_, '_> {
             {
                 self.conds.falsity()
             }
-            // Objects compare by identity, unless a class of theirs says otherwise: its own
-            // `__eq__` is not evaluated, and the test is an atom.
+            // Objects compare by identity, unless a class of theirs compares values: its own
+            // `__eq__` (not evaluated) or a record's fields that could not be compared above;
+            // the test is then an atom.
             (Value::Obj(a), Is, Value::Obj(b)) => self.conds.constant(a == b),
-            (Value::Obj(a), Eq, Value::Obj(b)) if a == b || !(self.defines_eq(*a) || self.defines_eq(*b)) => {
+            (Value::Obj(a), Eq, Value::Obj(b))
+                if a == b || !(self.compares_by_value(*a) || self.compares_by_value(*b)) =>
+            {
                 self.conds.constant(a == b)
             }
             // A class of the tree is not a class outside it.
@@ -1884,10 +1887,11 @@ impl Interp<'_, '_> {
         Some(equal)
     }
 
-    /// Whether object `id` is an instance of a class that defines `__eq__` in the tree.
-    fn defines_eq(&self, id: HeapId) -> bool {
+    /// Whether object `id` is an instance of a class whose `==` compares values: one that
+    /// defines `__eq__` in the tree, or a record that compares its fields.
+    fn compares_by_value(&self, id: HeapId) -> bool {
         match self.heap[id as usize].kind {
-            ObjKind::Instance(class) => self.class_defines_eq(class),
+            ObjKind::Instance(class) => self.class_defines_eq(class) || self.compares_fields(class),
             _ => false,
         }
     }
