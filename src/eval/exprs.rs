@@ -609,27 +609,9 @@ impl Interp<'_, '_> {
                 return self.compare_values(left, op, &sym, left_text, right_text, loc);
             }
         }
-        // Two dataclass instances are equal when their fields are (`@dataclass` compares them
-        // as tuples): a stage's declaration and its `replace(...)` copy are equal.
-        if std::env::var("ST_DBG").is_ok() && left_text.contains("keys") {
-            eprintln!(
-                "DBG cmp {left_text} | {} || {}",
-                self.syms
-                    .get(match left {
-                        Value::Sym(s) => *s as usize,
-                        _ => 0,
-                    })
-                    .map(|s| s.display.clone())
-                    .unwrap_or_default(),
-                self.syms
-                    .get(match right {
-                        Value::Sym(s) => *s as usize,
-                        _ => 0,
-                    })
-                    .map(|s| s.display.clone())
-                    .unwrap_or_default()
-            );
-        }
+        // Two records are equal when their fields are (`@dataclass` compares them as tuples):
+        // a stage's declaration and its `replace(...)` copy are equal. So are two exact lists
+        // with equal items, and two dicts with equal entries.
         if let (Value::Obj(a), Eq, Value::Obj(b)) = (left, base, right) {
             if let Some(equal) = self
                 .records_equal(*a, *b, loc)
