@@ -350,9 +350,6 @@ impl Interp<'_, '_> {
     ) -> Option<G> {
         let [generator] = comp.generators.as_slice() else { return None };
         let key_expr = comp.key.as_deref()?;
-        if !generator.ifs.is_empty() {
-            return None;
-        }
         let iterable = self.eval(frame, &generator.iter, pc);
         let sequences = self.small_sequences(&iterable)?;
         // Over several lists of constants (the batch variants active in each configuration):
@@ -363,11 +360,8 @@ impl Interp<'_, '_> {
                 let mut entries = Vec::with_capacity(constants.len());
                 for (constant, present) in constants {
                     let here = pc.and(&present);
-                    self.assign_target(frame, &generator.target, G::under(here, Value::Const(constant)), &here);
-                    let key = self.eval(frame, key_expr, &here);
-                    let key = key.single().and_then(entry_key)?;
-                    let value = self.eval(frame, &comp.value, &here);
-                    set_entry(&mut entries, &key, value, self, &here);
+                    let item = G::under(here, Value::Const(constant));
+                    self.dict_comprehension_entry(frame, generator, key_expr, &comp.value, item, here, &mut entries)?;
                 }
                 let id = self.alloc(ObjKind::Dict(entries), loc);
                 return Some(G::under(*pc, Value::Obj(id)));
@@ -378,16 +372,43 @@ impl Interp<'_, '_> {
             let here = pc.and(&c);
             let mut entries = Vec::with_capacity(known.len());
             for item in known {
-                self.assign_target(frame, &generator.target, item.restrict(&self.conds, &here), &here);
-                let key = self.eval(frame, key_expr, &here);
-                let key = key.single().and_then(entry_key)?;
-                let value = self.eval(frame, &comp.value, &here);
-                set_entry(&mut entries, &key, value, self, &here);
+                let item = item.restrict(&self.conds, &here);
+                self.dict_comprehension_entry(frame, generator, key_expr, &comp.value, item, here, &mut entries)?;
             }
             let id = self.alloc(ObjKind::Dict(entries), loc);
             out.push(&self.conds, here, Value::Obj(id));
         }
         Some(out)
+    }
+
+    /// One item of a dict comprehension, where `here` holds: its entry, present where the
+    /// filters pass (`{v: p for v, p in paths.items() if p.entry is not None}`). `None` when
+    /// the key is not a constant.
+    #[allow(clippy::too_many_arguments)]
+    fn dict_comprehension_entry(
+        &mut self,
+        frame: &mut Frame,
+        generator: &ast::Comprehension,
+        key_expr: &Expr,
+        value_expr: &Expr,
+        item: G,
+        here: Cond,
+        entries: &mut Vec<(Rc<str>, G)>,
+    ) -> Option<()> {
+        self.assign_target(frame, &generator.target, item, &here);
+        let mut kept = here;
+        for filter in &generator.ifs {
+            let test = self.eval(frame, filter, &kept);
+            kept = kept.and(&self.truthy(&test, self.loc(frame.file, filter)));
+        }
+        if !self.conds.feasible(&kept) {
+            return Some(());
+        }
+        let key = self.eval(frame, key_expr, &kept);
+        let key = key.single().and_then(entry_key)?;
+        let value = self.eval(frame, value_expr, &kept);
+        set_entry(entries, &key, value, self, &kept);
+        Some(())
     }
 
     /// The constants the lists of `sequences` hold, in order of first appearance, each with

@@ -2483,3 +2483,14 @@ fn isinstance_of_an_outside_object_is_decided_for_its_own_class_and_named_as_wri
     let rows = rows(&out);
     assert!(rows.iter().any(|r| r.2 == "isinstance(self.experts, nn.Module)"), "{}", out.stdout);
 }
+
+#[test]
+fn a_filtered_dict_comprehension_has_the_entries_that_pass() {
+    // `{kind: factor for kind in KINDS if kind in SCALED}`: untracked, it gave a false NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.filtered_table.FilteredMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    // The shared kind listed too: the shared part is scaled twice, the routed part once.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.filtered_table.BothFilteredMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+}
