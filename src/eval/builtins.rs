@@ -188,6 +188,22 @@ impl Interp<'_, '_> {
                         G::under(pc.clone(), Value::Obj(id))
                     }
                     "zip" => self.zip(&args, pc, loc),
+                    // `list(xs)` and `tuple(xs)` of a list are a new list with its items: changing
+                    // one does not change the other (`backends = list(DEFAULTS); backends.append(b)`).
+                    "list" | "tuple" => self.map(&first, |this, v| match v {
+                        Value::Obj(id) if matches!(this.heap[id as usize].kind, ObjKind::List(_)) => {
+                            let ObjKind::List(items) = this.read_object(id).kind.clone() else { unreachable!() };
+                            let copy = this.alloc(ObjKind::List(items), loc);
+                            if let Some(&depth) = this.exact_lists.get(&id) {
+                                this.exact_lists.insert(copy, depth);
+                            }
+                            if this.abstract_lists.contains(&id) {
+                                this.abstract_lists.insert(copy);
+                            }
+                            Value::Obj(copy)
+                        }
+                        other => other,
+                    }),
                     _ => first,
                 }
             }

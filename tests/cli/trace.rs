@@ -2494,3 +2494,12 @@ fn a_filtered_dict_comprehension_has_the_entries_that_pass() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.filtered_table.BothFilteredMoE"]);
     assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
 }
+
+#[test]
+fn a_list_copied_with_list_is_a_new_list() {
+    // `backends = list(DEFAULT_BACKENDS); backends.append("fused")`: the module's defaults do
+    // not gain the fused backend. Aliased, the fused epilogue ran too: a false TWICE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.copied_list.CopiedListMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+}
