@@ -7,8 +7,10 @@
 //! condition and the items present there, the operation runs in each, and the worlds are
 //! merged back position by position. Lists with too many worlds keep the coarser treatment.
 //!
-//! A list is *exact* when its items are its elements: made by a literal, `+` or `* n` of
-//! exact lists, filled by `append`s outside abstract loops (see `Interp::exact_lists`). Other
+//! A list is *exact* when its items are its elements: made by a literal (`[*xs]` of an exact
+//! list too), `+` or `* n` of exact lists, a comprehension over known sequences, `list(xs)`
+//! of an exact list, or a dict's `keys()`, and filled by `append`s outside abstract loops (see
+//! `Interp::exact_lists`). Other
 //! lists may hold one item standing for many (`extend(xs)`, an `append` in a loop evaluated
 //! as one abstract iteration), and their length is not known. `len` of an exact list is
 //! computed: `[None] * len(bindings)` then has its slots.

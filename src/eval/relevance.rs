@@ -455,8 +455,8 @@ impl Interp<'_, '_> {
             )
     }
 
-    /// Whether `func` returns (alone or in a tuple) a list or dict it made empty and filled in
-    /// a `for` loop over one of its parameters.
+    /// Whether `func` returns (alone or in a tuple) a list or dict it made by a literal and
+    /// filled in a `for` loop over one of its parameters.
     fn fills_lists_from_parameter(&mut self, func: FuncId) -> bool {
         self.definition_fact(func, |r| &mut r.fillers, fills_lists_from_parameter)
     }
@@ -1123,7 +1123,7 @@ fn assigns_attribute(body: &[Stmt], attr: &str, depth: usize) -> bool {
 /// enumerate(line)`; `declarations.append(declaration)`, `table[key] = item`), and returns
 /// it, alone or in a tuple.
 fn fills_lists_from_parameter(def: &ast::StmtFunctionDef) -> bool {
-    fn empty(expr: &Expr) -> bool {
+    fn list_or_dict_literal(expr: &Expr) -> bool {
         matches!(expr, Expr::List(_) | Expr::Dict(_))
     }
     /// `p`, `p.items`, or a builtin walking one (`enumerate(p)`, `zip(p, q)`).
@@ -1164,10 +1164,10 @@ fn fills_lists_from_parameter(def: &ast::StmtFunctionDef) -> bool {
     for stmt in &def.body {
         let Stmt::Assign(assign) = stmt else { continue };
         match (assign.targets.as_slice(), assign.value.as_ref()) {
-            ([Expr::Name(name)], value) if empty(value) => made.push(&name.id),
+            ([Expr::Name(name)], value) if list_or_dict_literal(value) => made.push(&name.id),
             ([Expr::Tuple(names)], Expr::Tuple(values)) if names.elts.len() == values.elts.len() => {
                 for (name, value) in names.elts.iter().zip(&values.elts) {
-                    if let (Expr::Name(name), true) = (name, empty(value)) {
+                    if let (Expr::Name(name), true) = (name, list_or_dict_literal(value)) {
                         made.push(&name.id);
                     }
                 }

@@ -198,7 +198,6 @@ impl Interp<'_, '_> {
                     // One sequence per alternative, each run under its condition (writes are
                     // gated, as in the arms of an `if`).
                     // A loop over an abstract list is one abstract iteration too.
-
                     self.abstract_depth += abstract_loop;
                     for (c, items) in sequences {
                         self.unrolled_loop(frame, node, items, &pc.and(&c), &before, &elements);
@@ -465,9 +464,10 @@ impl Interp<'_, '_> {
             });
         }
         self.exec_block(frame, &node.body, pc);
-        let (caught, mut origins) = match self.catching.pop().filter(|_| !handlers.is_empty()) {
-            Some(catch) => (catch.caught, catch.origins),
-            None => Default::default(),
+        // (A `try` without handlers pushed nothing: the enclosing `try`'s stays.)
+        let (caught, mut origins) = match handlers.is_empty() {
+            true => Default::default(),
+            false => self.catching.pop().map(|c| (c.caught, c.origins)).unwrap_or_default(),
         };
         let caught: Vec<Cond> = caught.iter().map(|c| c.and(pc)).collect();
         let any = caught.iter().fold(self.conds.falsity(), |acc, c| acc.or(c));

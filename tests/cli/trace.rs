@@ -2503,3 +2503,13 @@ fn a_list_copied_with_list_is_a_new_list() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
 }
+
+#[test]
+fn a_try_with_only_finally_leaves_the_enclosing_handler_in_place() {
+    // The inner `try ... finally` popped the outer `try`'s handlers: the `ValueError` it
+    // catches escaped and half the configurations raised, instead of dropping the scale.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.nested_try.NestedTryMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(rows(&out).len(), 2, "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+}
