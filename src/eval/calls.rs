@@ -78,6 +78,7 @@ impl Interp<'_, '_> {
         }
         let callee = self.eval(frame, &call.func, pc);
         let args = self.eval_args(frame, &call.arguments, pc);
+        self.refresh_closures(frame, callee.iter().chain(args.all_values().flat_map(|g| g.iter())));
         let stored = self.device_store_value(call, &callee, &args);
         self.out_writes.clear();
         self.captured_writes.clear();
@@ -142,6 +143,36 @@ impl Interp<'_, '_> {
                     }
                 }
             }
+        }
+    }
+
+    /// The names a function nested in `frame`'s function sees: the enclosing function's locals
+    /// and what it sees itself.
+    pub fn enclosing_names(frame: &Frame) -> rustc_hash::FxHashMap<Name, G> {
+        let mut names = frame.captured.as_deref().cloned().unwrap_or_default();
+        names.extend(frame.locals.iter().map(|(k, v)| (k.clone(), v.clone())));
+        names
+    }
+
+    /// Python reads a closure's variables when it runs, not when it is defined: a nested function
+    /// called (or handed on) by its enclosing function sees that function's locals as they are
+    /// now, including those bound after the `def`.
+    fn refresh_closures<'v>(&mut self, frame: &Frame, values: impl Iterator<Item = &'v (Cond, Value)>) {
+        let Some(enclosing) = frame.func else { return };
+        let mut nested: Vec<FuncId> = values
+            .filter_map(|(_, v)| match v {
+                Value::Func(f) if self.closures.contains_key(f) => Some(*f),
+                _ => None,
+            })
+            .filter(|f| matches!(self.index.function(*f).parent, crate::index::facts::Parent::Function(p) if p == enclosing))
+            .collect();
+        nested.dedup();
+        if nested.is_empty() {
+            return;
+        }
+        let names = Rc::new(Self::enclosing_names(frame));
+        for func in nested {
+            self.closures.insert(func, names.clone());
         }
     }
 
@@ -665,6 +696,13 @@ impl Interp<'_, '_> {
                 self.stack.push(func);
                 self.begin_session();
                 self.exec_block(&mut frame, &def.body, &local);
+                // A nested function returned or stored sees the locals as the body left them.
+                if !frame.nested.is_empty() {
+                    let names = Rc::new(Self::enclosing_names(&frame));
+                    for nested in &frame.nested {
+                        self.closures.insert(*nested, names.clone());
+                    }
+                }
                 // A nested function's in-place writes into its enclosing function's tensors
                 // (locals of that function it only reads, by Python's rule) go back to the
                 // caller after the call; a summary would not carry them.
@@ -1077,8 +1115,8 @@ impl Interp<'_, '_> {
                 }
             }
         }
-        // A nested function sees its enclosing function's locals as they were when it was
-        // defined: another definition is another function.
+        // A nested function sees its enclosing function's locals as they were last seen (see
+        // `refresh_closures`): other locals make another function.
         if let Some(captured) = self.closures.get(&func) {
             let mut names: Vec<_> = captured.iter().collect();
             names.sort_by(|a, b| a.0.cmp(b.0));

@@ -162,8 +162,11 @@ pub struct Frame {
     /// Where each local an assignment binds has been bound so far (what a read outside it
     /// raises: `UnboundLocalError`). Parameters and the like are bound everywhere.
     pub bound: FxHashMap<Name, Cond>,
-    /// Locals of the enclosing function when this one was defined (closures).
+    /// The names of the enclosing function this one sees (closures): its locals as last seen
+    /// (see `Interp::refresh_closures`).
     pub captured: Option<Rc<FxHashMap<Name, G>>>,
+    /// The functions defined in this body so far (they see its locals as they are last).
+    pub nested: Vec<FuncId>,
     pub returns: G,
     /// The condition under which the body has not returned or raised.
     pub alive: Cond,
@@ -219,7 +222,9 @@ pub struct Interp<'r, 'a> {
     globals: FxHashMap<(FileId, Name), G>,
     globals_in_progress: FxHashSet<(FileId, Name)>,
     class_attrs: FxHashMap<(ClassId, Name), G>,
-    /// Closures: the locals of the enclosing frame when a nested function was defined.
+    /// Closures: what a nested function sees of its enclosing function (its locals when the
+    /// function was defined, refreshed where the enclosing function calls it, hands it on or
+    /// returns; see `refresh_closures`).
     pub closures: FxHashMap<FuncId, Rc<FxHashMap<Name, G>>>,
     pub stack: Vec<FuncId>,
     pub steps: usize,
@@ -994,6 +999,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             locals: FxHashMap::default(),
             bound: FxHashMap::default(),
             captured: func.and_then(|f| self.closures.get(&f).cloned()),
+            nested: Vec::new(),
             returns: G::empty(),
             alive: self.conds.truth(),
             raised: self.conds.falsity(),

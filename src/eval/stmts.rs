@@ -270,8 +270,10 @@ impl Interp<'_, '_> {
                 let id = facts.functions.iter().position(|f| f.range == crate::syntax::Span::of(def));
                 if let Some(local) = id {
                     let func = crate::index::FuncId { file: frame.file, local: local as u32 };
-                    self.closures.insert(func, std::rc::Rc::new(frame.locals.clone()));
+                    // Bound first, so that the function sees its own name (a recursive helper).
                     self.assign_local(frame, &def.name.id, G::under(pc.clone(), Value::Func(func)), pc);
+                    self.closures.insert(func, std::rc::Rc::new(Self::enclosing_names(frame)));
+                    frame.nested.push(func);
                 }
             }
             Stmt::ClassDef(def) => {

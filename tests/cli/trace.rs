@@ -2513,3 +2513,19 @@ fn a_try_with_only_finally_leaves_the_enclosing_handler_in_place() {
     assert_eq!(rows(&out).len(), 2, "{}", out.stdout);
     assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
 }
+
+#[test]
+fn a_nested_helper_sees_its_own_name_and_locals_bound_after_it() {
+    // `bind(position + 1)` inside `bind`, and `scale` bound after the `def`: the shared plan
+    // was the `None` the stage list started with (a false NEVER).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.recursive_helper.RecursiveBindMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+}
+
+#[test]
+fn a_returned_closure_reads_the_locals_its_function_left() {
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.late_closure.LateClosureMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
+
