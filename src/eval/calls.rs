@@ -675,7 +675,8 @@ impl Interp<'_, '_> {
         // Calls made by the body take their own writes; the caller's pending ones wait.
         let pending = std::mem::take(&mut self.out_writes);
         let mut captured_writes: Vec<(Name, G)> = Vec::new();
-        let (returns, alive, written) = match self.replay(&summary_key, pc, &selections) {
+        let callee_base = if selections.is_empty() { self.base.and(pc) } else { Cond::TRUE };
+        let (returns, alive, written) = match self.replay(&summary_key, pc, &callee_base, &selections) {
             Some(replayed) => replayed,
             None => {
                 let mut frame = self.frame(Some(func), func.file);
@@ -689,7 +690,7 @@ impl Interp<'_, '_> {
                 // caller's condition joins the base (see `Interp::base`).
                 let outer = (self.base, self.heap_mark);
                 // Apart from the caller, the body's conditions are its own: from `true`.
-                self.base = if selections.is_empty() { self.base.and(pc) } else { Cond::TRUE };
+                self.base = callee_base;
                 self.apart += u32::from(!selections.is_empty());
                 self.heap_mark = self.heap.len() as HeapId;
                 let local = Cond::TRUE;
@@ -1800,7 +1801,7 @@ impl Interp<'_, '_> {
                 // Fields of an object older than the call are seen from the entry.
                 let older = self.older_than_call(*id);
                 for (key, g) in self.object_contents(*id) {
-                    let g = if older { g.relative_to(&self.conds, &self.base) } else { g };
+                    let g = if older { self.seen_from_call(*id, &g) } else { g };
                     for (c, v) in g.iter() {
                         self.held_slots(v, format!("{place}{key}"), cond.and(c), depth + 1, seen, slots);
                     }

@@ -1130,7 +1130,7 @@ impl Interp<'_, '_> {
                 // What code wrote into it, where it did; its own attribute elsewhere.
                 let written = self.opaque_object(*s, None).and_then(|id| {
                     let g = self.read_object(id).fields.get(attr).cloned()?;
-                    Some(g.relative_to(&self.conds, &self.base))
+                    Some(self.seen_from_call(id, &g))
                 });
                 self.written_or_own(*s, written, attr, pc, loc)
             }
@@ -1333,7 +1333,7 @@ impl Interp<'_, '_> {
         // An object older than the current call holds conditions as seen from the entry; the
         // call runs only where `base` holds, so they are read as seen from the call.
         let field = match field {
-            Some(g) if self.older_than_call(id) => Some(g.relative_to(&self.conds, &self.base)),
+            Some(g) if self.older_than_call(id) => Some(self.seen_from_call(id, &g)),
             other => other,
         };
         let Some(class) = class else {

@@ -45,7 +45,7 @@ impl Interp<'_, '_> {
     pub fn rebound_global(&mut self, file: FileId, name: &str, pc: &Cond, loc: Loc) -> Option<G> {
         let id = self.namespace(file, loc)?;
         let g = self.read_object(id).fields.get(name)?.clone();
-        Some(g.relative_to(&self.conds, &self.base).restrict(&self.conds, pc))
+        Some(self.seen_from_call(id, &g).restrict(&self.conds, pc))
     }
 
     /// Whether `func` reads a module global some function of its module rebinds (so far):

@@ -620,7 +620,7 @@ impl Interp<'_, '_> {
         let relative = *pc;
         let pc = &self.gate(id, pc);
         let older = self.older_than_call(id);
-        let seen = |this: &Self, g: &G| if older { g.relative_to(&this.conds, &this.base) } else { g.clone() };
+        let seen = |this: &Self, g: &G| if older { this.seen_from_call(id, g) } else { g.clone() };
         if matches!(
             name,
             "append"

@@ -13,6 +13,14 @@
 //! relative to the call, and a copy of the objects the result reaches. Replaying gives the
 //! caller what evaluating the body again would: fresh copies of those objects, the sites and
 //! raises under the caller's condition.
+//!
+//! Conditions are seen from the call: what the call reads from older objects, which hold
+//! conditions as seen from the entry, is taken `relative_to` the call's base (the condition
+//! under which it runs). Where that drops or simplifies an alternative (a field set only under
+//! `config.fold`), the result depends on the base: the summary then replays only under the
+//! same base. Objects the call made may hold conditions as seen from the entry too (a nested
+//! `__init__` writes into an object older than itself); the summary keeps them as seen from
+//! the call, so that a replay under another base does not carry the first caller's condition.
 
 use std::rc::Rc;
 
@@ -37,6 +45,8 @@ pub struct Session {
     pub raises: Vec<(Cond, Loc)>,
     /// False when the result depends on more than the inputs (a bound, a recursion cut).
     pub replayable: bool,
+    /// Older objects whose contents read differently under another base (see the module doc).
+    pub base_reads: FxHashSet<HeapId>,
 }
 
 /// A finished call that can be replayed.
@@ -50,6 +60,8 @@ pub struct Summary {
     raises: Vec<(Cond, Loc)>,
     /// The objects the call made that its result reaches, as they were when it returned.
     made: Vec<(HeapId, Object)>,
+    /// The base the call ran under, when what it read depends on it.
+    base: Option<Cond>,
 }
 
 impl Interp<'_, '_> {
@@ -73,6 +85,19 @@ impl Interp<'_, '_> {
                 top.reads.entry(id).or_insert(self.versions[id as usize]);
             }
         }
+    }
+
+    /// `g`, read from the contents of object `id` older than the current call, as seen from
+    /// the call. Where that differs from `g`, the call's result depends on its base.
+    pub fn seen_from_call(&self, id: HeapId, g: &G) -> G {
+        let seen = g.relative_to(&self.conds, &self.base);
+        let same = seen.0.len() == g.0.len() && seen.iter().zip(g.iter()).all(|((a, _), (b, _))| a == b);
+        if !same {
+            if let Some(top) = self.sessions.borrow_mut().last_mut() {
+                top.base_reads.insert(id);
+            }
+        }
+        seen
     }
 
     /// Notes that the contents of object `id` change.
@@ -128,6 +153,7 @@ impl Interp<'_, '_> {
         let apart = !selections.is_empty();
         let (sites, raises): (&[_], &[_]) = if apart { (&[], &[]) } else { (&session.sites, &session.raises) };
         self.merge_into_caller(&session.reads, &session.writes, sites, raises, pc);
+        self.merge_base_reads(&session.base_reads);
         let effects = if apart { (session.sites.clone(), session.raises.clone()) } else { Default::default() };
         if !session.replayable {
             self.not_replayable();
@@ -136,6 +162,25 @@ impl Interp<'_, '_> {
             return effects;
         }
         let made = self.made_objects(returns, session.mark);
+        // As seen from the call (see the module doc).
+        let base = self.base;
+        let made = made
+            .into_iter()
+            .map(|(id, mut object)| {
+                for g in object.fields.values_mut() {
+                    *g = g.relative_to(&self.conds, &base);
+                }
+                match &mut object.kind {
+                    ObjKind::List(items) => items.iter_mut().for_each(|g| *g = g.relative_to(&self.conds, &base)),
+                    ObjKind::Dict(entries) => {
+                        entries.iter_mut().for_each(|(_, g)| *g = g.relative_to(&self.conds, &base))
+                    }
+                    _ => {}
+                }
+                (id, object)
+            })
+            .collect();
+        let base = (!session.base_reads.is_empty()).then_some(base);
         let mut reads: Vec<(HeapId, u32)> = session.reads.into_iter().collect();
         reads.sort_unstable();
         self.summaries.insert(
@@ -148,9 +193,18 @@ impl Interp<'_, '_> {
                 sites: session.sites,
                 raises: session.raises,
                 made,
+                base,
             }),
         );
         effects
+    }
+
+    /// Reads of objects also older than the caller depend on the caller's base too.
+    fn merge_base_reads(&self, base_reads: &FxHashSet<HeapId>) {
+        let mut sessions = self.sessions.borrow_mut();
+        let Some(caller) = sessions.last_mut() else { return };
+        let mark = caller.mark;
+        caller.base_reads.extend(base_reads.iter().filter(|&&id| self.outside(id, mark)));
     }
 
     fn merge_into_caller(
@@ -176,8 +230,18 @@ impl Interp<'_, '_> {
 
     /// The result of an earlier identical call, replayed under `pc`: `(returns, alive)` as the
     /// body would have left them, or `None` when there is no valid summary.
-    pub fn replay(&mut self, key: &str, pc: &Cond, selections: &[Selection]) -> Option<(G, Cond, Vec<(ArgSlot, G)>)> {
+    /// `base` is the one the call would run under.
+    pub fn replay(
+        &mut self,
+        key: &str,
+        pc: &Cond,
+        base: &Cond,
+        selections: &[Selection],
+    ) -> Option<(G, Cond, Vec<(ArgSlot, G)>)> {
         let summary = self.summaries.get(key)?.clone();
+        if summary.base.is_some_and(|b| b != *base) {
+            return None;
+        }
         if summary.reads.iter().any(|&(id, version)| self.versions[id as usize] != version) {
             return None;
         }

@@ -2529,3 +2529,16 @@ fn a_returned_closure_reads_the_locals_its_function_left() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
 }
 
+#[test]
+fn a_call_replayed_under_another_condition_reads_fields_again() {
+    // The same helper reads a field set only under `config.fold`: replayed from the call made
+    // under `config.fold`, the other configuration read the factor too (a false ONCE).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.replayed_under_base.ReplayedUnderBaseMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "config.fold".into()), ("TWICE".into(), 2, "not config.fold".into())],
+        "{}",
+        out.stdout
+    );
+}
