@@ -82,6 +82,8 @@ pub struct Relevance {
     /// Functions that return lists they fill in a loop over a parameter (see
     /// `fills_lists_from_parameter`).
     fillers: FxHashMap<FuncId, bool>,
+    /// What a function's `return`s look up in (see `returned_lookups`).
+    lookups: FxHashMap<FuncId, Rc<[ReadPath]>>,
     handovers: FxHashMap<ClassId, Vec<ruff_python_ast::name::Name>>,
     writes: FxHashMap<FuncId, FxHashMap<String, bool>>,
     writes_in_progress: FxHashSet<FuncId>,
@@ -177,6 +179,12 @@ impl Interp<'_, '_> {
         if self.fills_lists_from_parameter(func)
             && args.all_values().any(|g| g.iter().any(|(_, v)| self.holds_object(v, 0)))
         {
+            return true;
+        }
+        // A lookup in a table of objects of the tree (`return _bound_for(self.paths,
+        // variant)`, `return bound[variant]`): skipped, the object found (a stage's path, with
+        // the functions it binds) would be an unknown value, and every call through it unresolved.
+        if self.looks_up_objects(func, receiver, args) {
             return true;
         }
         // Handed tensors of different scales, a helper that returns one of them as it is
@@ -461,13 +469,107 @@ impl Interp<'_, '_> {
         self.definition_fact(func, |r| &mut r.fillers, fills_lists_from_parameter)
     }
 
-    /// Whether `value` is an object of the tree, or a tuple or list holding one (two levels
-    /// down at most: `((declaration, norm), ...)`).
+    /// Whether `func` returns what it looks up in a table (see `returned_lookups`) that holds
+    /// objects of the tree here: a field of the receiver or an argument.
+    fn looks_up_objects(&mut self, func: FuncId, receiver: Option<&Value>, args: &Args) -> bool {
+        let lookups = self.returned_lookups(func);
+        if lookups.is_empty() {
+            return false;
+        }
+        let facts = self.index.function(func);
+        let receiver_name = (facts.call_params().len() < facts.params.len()).then(|| facts.params[0].name.clone());
+        let bound = self.bound_arguments(func, args);
+        for path in lookups.iter() {
+            let root: Vec<Value> = if receiver_name.as_ref() == Some(&path.root) {
+                receiver.cloned().into_iter().collect()
+            } else {
+                bound
+                    .iter()
+                    .filter(|(name, _)| *name == path.root)
+                    .flat_map(|(_, a)| a.value.iter().map(|(_, v)| v.clone()))
+                    .collect()
+            };
+            if root.iter().any(|v| self.path_holds_objects(v, &path.attrs)) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether following `attrs` from `value` (through the fields of objects) reaches a table
+    /// (a list, tuple or dict) of objects of the tree.
+    fn path_holds_objects(&mut self, value: &Value, attrs: &[ruff_python_ast::name::Name]) -> bool {
+        let Some((first, rest)) = attrs.split_first() else {
+            // A table, not an object itself (`get_quant_method(self, layer)` returning a method
+            // made for the layer is a factory, not a lookup).
+            let table = match value {
+                Value::Obj(id) => matches!(self.heap[*id as usize].kind, ObjKind::List(_) | ObjKind::Dict(_)),
+                Value::Tuple(_) => true,
+                _ => false,
+            };
+            return table && self.holds_object(value, 0);
+        };
+        let Value::Obj(id) = value else { return false };
+        if !self.read_object(*id).fields.contains_key(first.as_str())
+            && self.unbuilt.contains_key(id)
+            && self.sets_container(*id, first)
+        {
+            // What it holds is only known once it is built (it would be, to run the method).
+            let created = self.heap[*id as usize].created;
+            self.build_skipped(*id, created);
+        }
+        let Some(field) = self.read_object(*id).fields.get(first.as_str()).cloned() else { return false };
+        field.iter().any(|(_, v)| self.path_holds_objects(v, rest))
+    }
+
+    /// Whether the class of object `id` (or one of its bases) sets attribute `attr` to a
+    /// container display (`self.paths = {}`), or `dict(...)`/`list(...)`/`tuple(...)`: an object
+    /// not yet built is built to look into it only then (building every layer read through a
+    /// path is what bounds the evaluation).
+    fn sets_container(&self, id: HeapId, attr: &str) -> bool {
+        let (ObjKind::Instance(class) | ObjKind::Abstract(class, _)) = self.heap[id as usize].kind else {
+            return false;
+        };
+        self.resolver.mro(class).classes.iter().any(|&c| {
+            let file = &self.index.file(c.file).text;
+            self.index.class(c).attr_writes.iter().filter(|w| w.name.as_str() == attr).any(|w| {
+                w.value.is_some_and(|span| {
+                    let text = &file[span.start as usize..span.end as usize];
+                    text.starts_with(['{', '[', '('])
+                        || ["dict(", "list(", "tuple("].iter().any(|call| text.starts_with(call))
+                })
+            })
+        })
+    }
+
+    /// The paths (`self.paths`, `bound`) `func`'s `return`s look up in: `return p[key]`,
+    /// `return p.get(key)`, or `return f(..., p, ...)`.
+    fn returned_lookups(&mut self, func: FuncId) -> Rc<[ReadPath]> {
+        if let Some(known) = self.relevance.lookups.get(&func) {
+            return known.clone();
+        }
+        let range = self.index.function(func).range;
+        let module = self.index.file(func.file).ast();
+        let mut paths = Vec::new();
+        if let Some(Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, range) {
+            let mut finder = ReturnedLookups { paths: &mut paths };
+            for stmt in &def.body {
+                ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
+            }
+        }
+        let paths: Rc<[ReadPath]> = Rc::from(paths);
+        self.relevance.lookups.insert(func, paths.clone());
+        paths
+    }
+
+    /// Whether `value` is an object of the tree, or a tuple, list or dict holding one (two
+    /// levels down at most: `((declaration, norm), ...)`).
     fn holds_object(&self, value: &Value, depth: usize) -> bool {
         let items: Vec<&G> = match value {
             Value::Obj(id) => match &self.heap[*id as usize].kind {
                 ObjKind::Instance(_) => return true,
                 ObjKind::List(items) => items.iter().collect(),
+                ObjKind::Dict(entries) => entries.iter().map(|(_, g)| g).collect(),
                 _ => return false,
             },
             Value::Tuple(items) => items.iter().collect(),
@@ -1324,6 +1426,69 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for ReturnKinds {
 
 /// Collects the names a function returns and the locals bound to parameters (see
 /// `Interp::returns_parameter`; flow-insensitive: a local bound to a parameter anywhere).
+/// A name and the attributes read from it (`self.paths`: `self`, `[paths]`).
+#[derive(Clone, Debug)]
+pub struct ReadPath {
+    root: ruff_python_ast::name::Name,
+    attrs: Vec<ruff_python_ast::name::Name>,
+}
+
+impl ReadPath {
+    fn of(expr: &Expr) -> Option<ReadPath> {
+        match expr {
+            Expr::Name(name) => Some(ReadPath { root: name.id.clone(), attrs: Vec::new() }),
+            Expr::Attribute(attr) => {
+                let mut path = ReadPath::of(&attr.value)?;
+                path.attrs.push(ruff_python_ast::name::Name::new(attr.attr.as_str()));
+                Some(path)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The paths `return`s look up in (see `Interp::returned_lookups`); nested functions are their
+/// own.
+struct ReturnedLookups<'p> {
+    paths: &'p mut Vec<ReadPath>,
+}
+
+impl ReturnedLookups<'_> {
+    fn lookups(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Subscript(sub) => self.paths.extend(ReadPath::of(&sub.value)),
+            Expr::If(node) => {
+                self.lookups(&node.body);
+                self.lookups(&node.orelse);
+            }
+            Expr::Call(call) => match call.func.as_ref() {
+                Expr::Attribute(method) if matches!(method.attr.as_str(), "get" | "setdefault") => {
+                    self.paths.extend(ReadPath::of(&method.value));
+                }
+                _ => {
+                    let arguments = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
+                    self.paths.extend(arguments.filter_map(ReadPath::of));
+                }
+            },
+            _ => {}
+        }
+    }
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for ReturnedLookups<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::Return(ret) => {
+                if let Some(value) = &ret.value {
+                    self.lookups(value);
+                }
+            }
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+            _ => ruff_python_ast::visitor::walk_stmt(self, stmt),
+        }
+    }
+}
+
 struct ReturnedParameter<'n> {
     names: &'n mut Vec<ruff_python_ast::name::Name>,
     /// Names returned as they are.

@@ -2542,3 +2542,12 @@ fn a_call_replayed_under_another_condition_reads_fields_again() {
         out.stdout
     );
 }
+
+#[test]
+fn a_lookup_in_a_table_of_objects_is_evaluated() {
+    // `self.plan.path_for(batch).entry(out)`: the lookup helper was skipped, and the entry
+    // function with it.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.table_lookup.TableLookupMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+}
