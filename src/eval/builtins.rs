@@ -138,7 +138,17 @@ impl Interp<'_, '_> {
             "range" => {
                 // `range(len(append.bindings))` of known small bounds: its numbers, per
                 // alternative of the bounds.
-                if !std::mem::take(&mut self.range_stays_abstract) {
+                let stays_abstract = std::mem::take(&mut self.range_stays_abstract);
+                // `range(end_layer, num_layers)` where both are the same value: empty, whatever
+                // the value (the last pipeline rank has no layer after it).
+                if let [start, stop, ..] = args.positional.as_slice() {
+                    if let (Some(a), Some(b)) = (start.value.single(), stop.value.single()) {
+                        if matches!(a, Value::Sym(_)) && a.same(b) {
+                            return G::under(*pc, Value::Tuple(Rc::new(Vec::new())));
+                        }
+                    }
+                }
+                if !stays_abstract {
                     if let Some(ranges) = self.small_ranges(&args, pc) {
                         return ranges;
                     }

@@ -190,6 +190,27 @@ impl Interp<'_, '_> {
             return Value::Tuple(Rc::new(items));
         }
         let (l, r) = (self.operand(left), self.operand(right));
+        // Identities of an unknown configuration number with 0 or 1 (`layers // pp_size` with
+        // `pp_size` 1, `pp_rank * base_layers` with `pp_rank` 0): exact whatever the number.
+        let int = |o: &Operand| match o {
+            Operand::Const(Constant::Int(i)) => Some(*i),
+            _ => None,
+        };
+        match (op, &l, int(&l), &r, int(&r)) {
+            (Add | Sub | Mult | FloorDiv, Operand::Scalar, _, _, Some(k))
+                if (k == 0 && matches!(op, Add | Sub)) || (k == 1 && matches!(op, Mult | FloorDiv)) =>
+            {
+                return left.clone();
+            }
+            (Add | Mult, _, Some(k), Operand::Scalar, _) if (k == 0 && op == Add) || (k == 1 && op == Mult) => {
+                return right.clone();
+            }
+            (Mod, Operand::Scalar, _, _, Some(1)) | (Mult, Operand::Scalar, _, _, Some(0)) => {
+                return Value::Const(Constant::Int(0));
+            }
+            (Mult, _, Some(0), Operand::Scalar, _) => return Value::Const(Constant::Int(0)),
+            _ => {}
+        }
         match (op, &l, &r) {
             (_, Operand::Const(a), Operand::Const(b)) => {
                 fold(a, op, b).map(Value::Const).unwrap_or_else(|| self.anonymous(loc))

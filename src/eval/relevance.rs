@@ -153,6 +153,25 @@ impl Interp<'_, '_> {
             }
         }
 
+        // A sequence of them (`previous_layers=[partial(stage_facts, i) for i in ...]`) runs
+        // inside too; an empty one known item by item makes what is done over it exact
+        // (nothing: `_neighbour_stage([])` is `None`, where named it was a free value).
+        let mut sequences: Vec<Value> = Vec::new();
+        for value in &callables {
+            let items: Vec<G> = match value {
+                Value::Tuple(items) => items.as_ref().clone(),
+                Value::Obj(id) if self.exact_lists.contains_key(id) => match &self.read_object(*id).kind {
+                    ObjKind::List(items) => items.clone(),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            if items.is_empty() {
+                return true;
+            }
+            sequences.extend(items.iter().flat_map(|g| g.iter().map(|(_, v)| v.clone())));
+        }
+        callables.extend(sequences.into_iter().filter(|v| matches!(v, Value::Lambda(_) | Value::Partial(_))));
         for value in callables {
             let relevant = match &value {
                 Value::Lambda(_) | Value::Partial(_) => true,
@@ -215,6 +234,16 @@ impl Interp<'_, '_> {
             _ => false,
         };
         if known_member && args.all_values().all(|g| g.iter().all(|(_, v)| matches!(v, Value::Const(_)))) {
+            return true;
+        }
+        // A module function handed known integers or `None`, and otherwise configuration
+        // values (`get_pp_indices(num_layers, pp_rank, pp_size)` with the rank and size
+        // assumed, `_handed_off(None)`): its result is exact where the known ones decide it
+        // (rank 0 starts at layer 0; `None` handed off is `None`); named, it is a free value.
+        // (Strings are left out: `get_bool_env_var("SGLANG_X")` named is the readable atom; so
+        // are flags, which platform assumptions make known: `--platform cuda` and the same
+        // assumptions spelled out must evaluate the same calls.)
+        if receiver.is_none() && self.handed_known_scalars(args) {
             return true;
         }
         // An inherited method (a fused op's generic `forward` dispatching by name to the
@@ -467,6 +496,25 @@ impl Interp<'_, '_> {
     /// filled in a `for` loop over one of its parameters.
     fn fills_lists_from_parameter(&mut self, func: FuncId) -> bool {
         self.definition_fact(func, |r| &mut r.fillers, fills_lists_from_parameter)
+    }
+
+    /// Whether every argument is an integer, `None` or an unknown configuration value, and at
+    /// least one is known.
+    fn handed_known_scalars(&self, args: &Args) -> bool {
+        if !args.splats.is_empty() || args.unknown_star || (args.positional.is_empty() && args.keywords.is_empty()) {
+            return false;
+        }
+        let mut known = false;
+        for g in args.all_values() {
+            for (_, v) in g.iter() {
+                match v {
+                    Value::Const(crate::syntax::Constant::Int(_) | crate::syntax::Constant::None) => known = true,
+                    Value::Sym(_) => {}
+                    _ => return false,
+                }
+            }
+        }
+        known
     }
 
     /// Whether `func` returns what it looks up in a table (see `returned_lookups`) that holds

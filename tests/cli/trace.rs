@@ -2551,3 +2551,12 @@ fn a_lookup_in_a_table_of_objects_is_evaluated() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
 }
+
+#[test]
+fn a_single_pipeline_rank_has_no_neighbour() {
+    // `partition(num_layers, 0, 1)`, `range(end, num_layers)` and `handed_off(None)`: known
+    // numbers decide them; named, a neighbour seemed possible and its rows did not scale.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.pipeline_partition.SingleRankMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+}
