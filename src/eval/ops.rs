@@ -191,7 +191,8 @@ impl Interp<'_, '_> {
         }
         let (l, r) = (self.operand(left), self.operand(right));
         // Identities of an unknown configuration number with 0 or 1 (`layers // pp_size` with
-        // `pp_size` 1, `pp_rank * base_layers` with `pp_rank` 0): exact whatever the number.
+        // `pp_size` 1, `pp_rank * base_layers` with `pp_rank` 0). `// 1` and `% 1` are taken
+        // for integers: layer counts and sizes, which is what they are used on.
         let int = |o: &Operand| match o {
             Operand::Const(Constant::Int(i)) => Some(*i),
             _ => None,
