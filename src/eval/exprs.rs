@@ -74,6 +74,8 @@ impl Interp<'_, '_> {
             Expr::Set(set) => self.eval_sequence(frame, &set.elts, pc),
             Expr::Dict(dict) => {
                 let mut entries: Vec<(Rc<str>, G)> = Vec::new();
+                // Known entry by entry when every key is a constant.
+                let mut exact = true;
                 for item in &dict.items {
                     let value = self.eval(frame, &item.value, pc);
                     match &item.key {
@@ -86,13 +88,17 @@ impl Interp<'_, '_> {
                                 let evaluated = self.eval(frame, key, pc);
                                 let name = match evaluated.single().and_then(entry_key) {
                                     Some(constant) => constant,
-                                    None => format!("<{}>", self.text(self.loc(frame.file, key))),
+                                    None => {
+                                        exact = false;
+                                        format!("<{}>", self.text(self.loc(frame.file, key)))
+                                    }
                                 };
                                 set_entry(&mut entries, &name, value, self, pc);
                             }
                         },
                         None => {
                             // `{**other}`: merge the other dict's entries.
+                            exact = false;
                             if let Some(Value::Obj(other)) = value.single() {
                                 if let ObjKind::Dict(more) = self.read_object(*other).kind.clone() {
                                     for (k, g) in more {
@@ -104,6 +110,9 @@ impl Interp<'_, '_> {
                     }
                 }
                 let id = self.alloc(ObjKind::Dict(entries), loc);
+                if exact {
+                    self.exact_dicts.insert(id, self.abstract_depth);
+                }
                 G::under(pc.clone(), Value::Obj(id))
             }
             Expr::Subscript(sub) => {
@@ -926,7 +935,8 @@ impl Interp<'_, '_> {
                             }
                         }
                         ObjKind::Dict(entries) => {
-                            let g = self.dict_lookup(&entries, &iv, true, &c, loc);
+                            let exact = self.exact_dicts.contains_key(id);
+                            let g = self.dict_lookup(&entries, &iv, true, exact, &c, loc);
                             out.extend(&self.conds, g);
                             continue;
                         }
@@ -969,14 +979,24 @@ impl Interp<'_, '_> {
     /// With `raising` (`d[key]`), a key known only at run time that is none of the entries
     /// raises `KeyError`; without (`d.get(key)`), it gives an unknown "missing" alternative the
     /// caller replaces by the default.
-    pub fn dict_lookup(&mut self, entries: &[(Rc<str>, G)], key: &Value, raising: bool, pc: &Cond, loc: Loc) -> G {
+    /// With `exact` (the dict is known entry by entry), a constant key that is none of the
+    /// entries raises `KeyError` too.
+    pub fn dict_lookup(
+        &mut self,
+        entries: &[(Rc<str>, G)],
+        key: &Value,
+        raising: bool,
+        exact: bool,
+        pc: &Cond,
+        loc: Loc,
+    ) -> G {
         let mut out = G::empty();
         if let (Value::Tuple(_) | Value::Const(Constant::Int(_) | Constant::Bool(_) | Constant::None), Some(k)) =
             (key, entry_key(key))
         {
             // A tuple of constants, or a constant that is not a string: one entry, under the key
             // text `entry_key` stored it with.
-            return self.dict_lookup(entries, &Value::Const(Constant::Str(k)), raising, pc, loc);
+            return self.dict_lookup(entries, &Value::Const(Constant::Str(k)), raising, exact, pc, loc);
         }
         match key {
             Value::Tuple(_) | Value::Sym(_) => {
@@ -1007,7 +1027,9 @@ impl Interp<'_, '_> {
                 }
                 let covered = out.coverage(&self.conds);
                 let missing = pc.and(&covered.not());
-                if self.conds.feasible(&missing) {
+                if raising && exact {
+                    self.raise_of(Some("KeyError"), &missing, loc);
+                } else if self.conds.feasible(&missing) {
                     out.push(&self.conds, missing, Value::unknown(format!("key `{k}` missing")));
                 }
             }
@@ -1491,7 +1513,7 @@ impl Interp<'_, '_> {
     fn state_entry(&mut self, id: HeapId, key: &str, pc: &Cond, loc: Loc) -> G {
         let ObjKind::Dict(entries) = self.read_object(id).kind.clone() else { return G::empty() };
         let key = Value::Const(Constant::Str(key.to_string()));
-        let mut found = self.dict_lookup(&entries, &key, false, pc, loc);
+        let mut found = self.dict_lookup(&entries, &key, false, false, pc, loc);
         let missing: Vec<Cond> = found
             .0
             .iter()
@@ -1723,7 +1745,12 @@ impl Interp<'_, '_> {
                         Value::Obj(id) => {
                             let key = index.single().and_then(entry_key);
                             let kind = self.heap[id as usize].kind.clone();
+                            // An exact dict stays exact through an assignment to a constant key
+                            // outside abstract loops (one made in such a loop stands for many).
+                            self.keyed_write = key.is_some()
+                                && self.exact_dicts.get(&id).is_some_and(|&depth| depth == self.abstract_depth);
                             self.touch(id);
+                            self.keyed_write = false;
                             match (kind, key) {
                                 (ObjKind::Dict(mut entries), Some(key)) => {
                                     let c = self.gate(id, &c);

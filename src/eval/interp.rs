@@ -263,6 +263,12 @@ pub struct Interp<'r, 'a> {
     /// Lists known item by item (see `lists.rs`), with the depth of abstract loops they were
     /// made at.
     pub exact_lists: FxHashMap<HeapId, u32>,
+    /// Dicts known entry by entry: made by a display with constant keys and changed only by
+    /// assignments to constant keys outside abstract loops, with the depth of abstract loops
+    /// they were made at. A constant key missing from one raises `KeyError`.
+    pub exact_dicts: FxHashMap<HeapId, u32>,
+    /// Set while an assignment to a constant key of an exact dict changes it (see `touch`).
+    pub keyed_write: bool,
     /// Lists that are a dict's `keys()`: compared as sets.
     pub key_views: rustc_hash::FxHashSet<HeapId>,
     /// The raises each `except` handler being evaluated caught, innermost last (see `Catch`).
@@ -444,6 +450,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             data_loops: Vec::new(),
             abstract_lists: Default::default(),
             exact_lists: Default::default(),
+            exact_dicts: Default::default(),
+            keyed_write: false,
             key_views: Default::default(),
             handling: Vec::new(),
             comparing_records: 0,

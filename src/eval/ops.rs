@@ -717,7 +717,8 @@ impl Interp<'_, '_> {
                 for (kc, kv) in key.0.clone() {
                     let c = kc.and(&relative);
                     let raising = name != "get" && args.positional.get(1).is_none();
-                    let mut found = self.dict_lookup(&entries, &kv, raising, &c, loc);
+                    let exact = self.exact_dicts.contains_key(&id);
+                    let mut found = self.dict_lookup(&entries, &kv, raising, exact, &c, loc);
                     // A missing key gives the default (`None` for `get`).
                     let missing: Vec<(Cond, Value)> = found
                         .0

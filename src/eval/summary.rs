@@ -103,6 +103,11 @@ impl Interp<'_, '_> {
     /// Notes that the contents of object `id` change.
     pub fn touch(&mut self, id: HeapId) {
         self.versions[id as usize] += 1;
+        // Any change to a dict but an assignment to a constant key: its entries are no longer
+        // all known.
+        if !self.keyed_write {
+            self.exact_dicts.remove(&id);
+        }
         let mut sessions = self.sessions.borrow_mut();
         if let Some(top) = sessions.last_mut() {
             if self.outside(id, top.mark) {
@@ -258,6 +263,9 @@ impl Interp<'_, '_> {
                 created: object.created,
             };
             self.heap[renumber[old] as usize] = copy;
+            if let Some(&depth) = self.exact_dicts.get(old) {
+                self.exact_dicts.insert(renumber[old], depth);
+            }
             if let Some(&depth) = self.exact_lists.get(old) {
                 self.exact_lists.insert(renumber[old], depth);
             }

@@ -2560,3 +2560,14 @@ fn a_single_pipeline_rank_has_no_neighbour() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
 }
+
+#[test]
+fn a_constant_key_missing_from_a_known_dict_raises() {
+    // `TABLE[Variant.SCATTERED]` on a table without it: `KeyError`, turned into
+    // `NotImplementedError`. Read as an unknown value, it made a false NEVER row.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.missing_key.MissingKeyMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+    let raises = out.json()["raises"].as_array().cloned().unwrap_or_default();
+    assert!(raises.iter().any(|r| r["location"]["line"] == 26), "{}", out.stdout);
+}
