@@ -35,6 +35,9 @@ impl Interp<'_, '_> {
         if writers.is_empty() {
             return;
         }
+        // What decorators register is what the evaluation could apply: a key it missed is not
+        // a `KeyError` (see `Interp::exact_dicts`).
+        self.exact_dicts.remove(id);
         let mut registering: FxHashSet<String> =
             writers.iter().map(|f| self.index.function(*f).name.to_string()).collect();
         let callers = self.functions_calling(&registering);
