@@ -156,22 +156,22 @@ impl Interp<'_, '_> {
         // A sequence of them (`previous_layers=[partial(stage_facts, i) for i in ...]`) runs
         // inside too; an empty one known item by item makes what is done over it exact
         // (nothing: `_neighbour_stage([])` is `None`, where named it was a free value).
-        let mut sequences: Vec<Value> = Vec::new();
+        let runs_inside = |items: &[G]| {
+            items.is_empty()
+                || items.iter().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Lambda(_) | Value::Partial(_))))
+        };
         for value in &callables {
-            let items: Vec<G> = match value {
-                Value::Tuple(items) => items.as_ref().clone(),
-                Value::Obj(id) if self.exact_lists.contains_key(id) => match &self.read_object(*id).kind {
-                    ObjKind::List(items) => items.clone(),
-                    _ => continue,
-                },
-                _ => continue,
+            let sequence_runs_inside = match value {
+                Value::Tuple(items) => runs_inside(items),
+                Value::Obj(id) if self.exact_lists.contains_key(id) => {
+                    matches!(&self.read_object(*id).kind, ObjKind::List(items) if runs_inside(items))
+                }
+                _ => false,
             };
-            if items.is_empty() {
+            if sequence_runs_inside {
                 return true;
             }
-            sequences.extend(items.iter().flat_map(|g| g.iter().map(|(_, v)| v.clone())));
         }
-        callables.extend(sequences.into_iter().filter(|v| matches!(v, Value::Lambda(_) | Value::Partial(_))));
         for value in callables {
             let relevant = match &value {
                 Value::Lambda(_) | Value::Partial(_) => true,
