@@ -1470,6 +1470,12 @@ impl Interp<'_, '_> {
                             // catch.
                             self.raise_of(Some("AttributeError"), &rest, loc);
                             return out;
+                        } else if self.cannot_have_attribute(class, attr) {
+                            // Nothing can have set it (`moe.topk.topk_config` on a top-k class
+                            // that has no such field): Python raises `AttributeError`. Read as
+                            // an unknown, its fields were free flags of their own.
+                            self.raise_of(Some("AttributeError"), &rest, loc);
+                            return out;
                         } else if mro.external.is_empty()
                             || self.unset_module_attribute(id, class, attr)
                             || self.never_set_on(class, attr)

@@ -137,6 +137,31 @@ impl Interp<'_, '_> {
             })
     }
 
+    /// Whether reading `attr` from an instance of `class` that holds no such field raises
+    /// `AttributeError`, because nothing can have set it: no class of its MRO binds it or
+    /// assigns `self.attr`, none sets attributes by name (`setattr`, `__dict__`,
+    /// `__setattr__`, `__getattr__`), its outside bases are `nn.Module` and `abc.ABC` alone (or
+    /// none), and no code of the tree sets an attribute of that name on another object
+    /// (`layer.flag = ...`, `setattr(layer, "flag", ...)`). `setattr` with a name computed at
+    /// run time on another object is the case this cannot see.
+    pub fn cannot_have_attribute(&self, class: ClassId, attr: &str) -> bool {
+        if attr.starts_with('_') || MODULE_ATTRIBUTES.contains(&attr) || self.index.set_from_outside(attr) {
+            return false;
+        }
+        let mro = self.resolver.mro(class);
+        mro.problems.is_empty()
+            && mro.external.iter().all(|e| is_module_base(e) || e == "abc.ABC")
+            && mro.classes.iter().all(|c| {
+                let facts = self.index.class(*c);
+                let text = crate::syntax::snippet(&self.index.file(facts.file).text, facts.range);
+                !facts.attr_writes.iter().any(|w| w.name.as_str() == attr)
+                    && !facts.body.iter().any(|b| b.name.as_str() == attr)
+                    && !["setattr(", "__dict__", "__setattr__", "__getattr__", "__getattribute__"]
+                        .iter()
+                        .any(|dynamic| text.contains(dynamic))
+            })
+    }
+
     /// Whether every write of `self.attr` in `class` and its bases of the tree gives a value
     /// that is never `None`: an instance (`nn.Parameter(...)`, a call of a capitalized name),
     /// a tensor (`torch.zeros(...)`), a literal or a container. Read from a module whose

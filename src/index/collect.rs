@@ -198,6 +198,7 @@ impl<'a> Collector<'a> {
                     self.dunder_all(std::slice::from_ref(assign.target.as_ref()), &assign.value, true);
                 }
             }
+            Stmt::Expr(node) => self.setattr_call(&node.value),
             Stmt::Global(node) if matches!(scope, Scope::Function { .. }) => {
                 self.facts.rebound_globals.extend(node.names.iter().map(|n| n.id.clone()));
             }
@@ -255,15 +256,18 @@ impl<'a> Collector<'a> {
                 self.bind(scope, Binding { name: name.id.clone(), kind, range: stmt.into(), guards: guards.to_vec() });
             }
             Expr::Attribute(attr) => {
-                let Scope::Function { id, method_of: Some(class) } = scope else {
+                let own = match (scope, attr.value.as_ref()) {
+                    (Scope::Function { id, method_of: Some(class) }, Expr::Name(base))
+                        if self.facts.functions[id as usize].params.first().is_some_and(|p| p.name == base.id) =>
+                    {
+                        Some((id, class))
+                    }
+                    _ => None,
+                };
+                let Some((id, class)) = own else {
+                    self.facts.foreign_attr_writes.push(attr.attr.id.clone());
                     return;
                 };
-                let Expr::Name(base) = attr.value.as_ref() else {
-                    return;
-                };
-                if self.facts.functions[id as usize].params.first().is_none_or(|p| p.name != base.id) {
-                    return;
-                }
                 self.facts.classes[class as usize].attr_writes.push(AttrWrite {
                     name: attr.attr.id.clone(),
                     method: FuncId { file: self.file, local: id },
@@ -274,6 +278,18 @@ impl<'a> Collector<'a> {
                 });
             }
             _ => {}
+        }
+    }
+
+    /// `setattr(obj, "name", value)` as a statement: `name` may be set on anything.
+    fn setattr_call(&mut self, expr: &Expr) {
+        let Expr::Call(call) = expr else { return };
+        let Expr::Name(func) = call.func.as_ref() else { return };
+        if func.id.as_str() != "setattr" {
+            return;
+        }
+        if let Some(name) = call.arguments.args.get(1).and_then(|a| a.as_string_literal_expr()) {
+            self.facts.foreign_attr_writes.push(Name::new(name.value.to_str()));
         }
     }
 

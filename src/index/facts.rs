@@ -232,4 +232,8 @@ pub struct FileFacts {
     /// Module-level names a function of the module declares `global` (and so may rebind at
     /// run time: `_TP = ...` in `initialize_model_parallel`).
     pub rebound_globals: Vec<ruff_python_ast::name::Name>,
+    /// Attribute names the module's code sets on something other than a method's own `self`
+    /// (`layer.flag = True`, `setattr(obj, "flag", True)`): such an attribute can be set on an
+    /// instance of any class. `setattr` with a name computed at run time is not recorded.
+    pub foreign_attr_writes: Vec<ruff_python_ast::name::Name>,
 }

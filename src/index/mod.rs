@@ -82,6 +82,9 @@ pub struct Index {
     modules: FxHashMap<String, FileId>,
     /// Every package name, including namespace packages that have no `__init__.py`.
     packages: FxHashSet<String>,
+    /// Attribute names some code sets on an object other than its own `self` (see
+    /// [`FileFacts::foreign_attr_writes`]), over the whole tree.
+    foreign_attr_writes: FxHashSet<String>,
 }
 
 impl Index {
@@ -94,7 +97,12 @@ impl Index {
             .map(|(i, found)| build_file(FileId::from_usize(i), found, max_file_size))
             .collect();
         let mut diagnostics = Vec::new();
-        let mut index = Index { files: IndexVec::new(), modules: FxHashMap::default(), packages: FxHashSet::default() };
+        let mut index = Index {
+            files: IndexVec::new(),
+            modules: FxHashMap::default(),
+            packages: FxHashSet::default(),
+            foreign_attr_writes: FxHashSet::default(),
+        };
         for (file, diags) in built {
             diagnostics.extend(diags);
             let mut name = file.module.as_str();
@@ -105,6 +113,7 @@ impl Index {
                 index.packages.insert(parent.to_string());
                 name = parent;
             }
+            index.foreign_attr_writes.extend(file.facts.foreign_attr_writes.iter().map(|n| n.to_string()));
             let id = index.files.push(file);
             index.modules.insert(index.files[id].module.clone(), id);
         }
@@ -117,6 +126,12 @@ impl Index {
 
     pub fn is_package(&self, name: &str) -> bool {
         self.packages.contains(name)
+    }
+
+    /// Whether some code of the tree sets attribute `name` on an object other than its own
+    /// `self` (or through `setattr` with that literal name).
+    pub fn set_from_outside(&self, name: &str) -> bool {
+        self.foreign_attr_writes.contains(name)
     }
 
     pub fn class(&self, id: ClassId) -> &ClassFacts {

@@ -128,7 +128,7 @@ fn a_kernel_model_decides_whether_passing_the_factor_applies_it() {
         trace("trace/shapes", &["--entry", "UnsetFlagGateKernelMoE", "--kernels", kernels.to_str().unwrap()]);
     let atoms: Vec<String> =
         out.json()["atoms"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap().to_string()).collect();
-    assert_eq!(atoms, ["config.fold_in_gate", "self.settings.fold"]);
+    assert_eq!(atoms, ["config.fold_in_gate", "vendor_kernels.load_settings().fold"]);
 }
 
 #[test]
@@ -2570,4 +2570,19 @@ fn a_constant_key_missing_from_a_known_dict_raises() {
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
     let raises = out.json()["raises"].as_array().cloned().unwrap_or_default();
     assert!(raises.iter().any(|r| r["location"]["line"] == 26), "{}", out.stdout);
+}
+
+#[test]
+fn an_attribute_nothing_sets_raises() {
+    // `moe.topk.topk_config` on a hash top-k that never sets it: `AttributeError`, so the
+    // vision path does not run on hash layers. Read as an unknown value, its flag was free
+    // and made false TWICE and NEVER rows.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.never_set_attribute.VisionMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let raises = out.json()["raises"].as_array().cloned().unwrap_or_default();
+    assert!(raises.iter().any(|r| r["location"]["line"] == 47), "{}", out.stdout);
+    // A flag set from outside its class (`layer.flag = ...`) may be there: not a raise.
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.never_set_attribute.PatchedMoE"]);
+    let raises = out.json()["raises"].as_array().cloned().unwrap_or_default();
+    assert!(raises.is_empty(), "{}", out.stdout);
 }
