@@ -51,6 +51,7 @@ fn main() {
         assumes: Vec::new(),
         origin: None,
         kernel_files: Vec::new(),
+        max_steps: scaletrace::eval::MAX_STEPS,
     };
     // The evaluator recurses deeply on real code: run it on a thread with room.
     let (trace_time, outcome) = std::thread::scope(|scope| {

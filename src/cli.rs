@@ -137,4 +137,8 @@ pub struct TraceArgs {
     /// Extra kernel models (TOML, see docs/kernel-models.md). Repeatable.
     #[arg(long = "kernels", value_name = "FILE")]
     pub kernels: Vec<PathBuf>,
+    /// The evaluation budget: steps (statements and expressions evaluated) before the trace
+    /// stops, reported as a bound. A smaller budget answers sooner, and less.
+    #[arg(long, value_name = "N", default_value_t = scaletrace::eval::MAX_STEPS)]
+    pub max_steps: usize,
 }

@@ -229,7 +229,15 @@ fn trace_options(
         let text = std::fs::read_to_string(path).map_err(|e| format!("--kernels {}: {e}", path.display()))?;
         kernel_files.push((path.display().to_string(), text));
     }
-    Ok(scaletrace::eval::TraceOptions { value: args.value.clone(), entry, methods, assumes, origin, kernel_files })
+    Ok(scaletrace::eval::TraceOptions {
+        value: args.value.clone(),
+        entry,
+        methods,
+        assumes,
+        origin,
+        kernel_files,
+        max_steps: args.max_steps,
+    })
 }
 
 /// `NAME=VALUE` split at its `=`: the last one outside quotes that is not part of a comparison

@@ -467,6 +467,47 @@ fn sglang_afmoe_hands_its_factor_to_the_triton_runner_under_the_traced_name() {
 }
 
 #[test]
+fn sglang_whole_deepseek_v4_is_answered_at_its_moe_blocks() {
+    // The question on the whole model. `DeepseekV4ForCausalLM`'s own forward stops at
+    // the decision-diagram bound in its layer plumbing (stage edges, layouts), before any MoE
+    // output is complete. Its MoE blocks, `DeepseekV2MoE` as V4's decoder layers build them
+    // (`is_deepseek_v4=True`, the vision bias from `config.model_type`), are then answered on
+    // their own: hash-routed and top-k layers alike, ONCE wherever the evaluation decides.
+    let Some(tree) = sglang_tree() else { return };
+    let mut args: Vec<&str> = ASSUMED_CUDA_V2.to_vec();
+    args[2] = "sglang.srt.models.deepseek_v4.DeepseekV4ForCausalLM";
+    // No CPU/GPU expert split and not the TRT-LLM runner (walkthrough section 12).
+    args.extend([
+        "--assume",
+        "create_kt_config_from_server_args(server_args, layer_id)=None",
+        "--assume",
+        "get_moe_runner_backend().is_flashinfer_trtllm()=false",
+    ]);
+    let traced = trace(&tree, &args);
+    assert_eq!(traced["stopped"], true, "{:#}", traced["bounds"]);
+    let blocks = traced["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{blocks:#?}");
+    let moe = &blocks[0];
+    assert_eq!(
+        (moe["entry"].as_str().unwrap(), &moe["alone"]),
+        ("sglang.srt.models.deepseek_v2.DeepseekV2MoE", &true.into())
+    );
+    assert_evaluated_to_the_end(moe);
+    let rows = moe["rows"].as_array().unwrap();
+    // Only ONCE, and UNKNOWN where values were cut at the alternatives bound (as for the
+    // block traced alone): no TWICE, NEVER or INVERSE.
+    assert!(rows.iter().all(|r| r["verdict"] == "ONCE" || r["verdict"] == "UNKNOWN"), "{rows:#?}");
+    let once: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "ONCE").collect();
+    assert!(once.len() >= 10, "{rows:#?}");
+    // Hash layers and top-k layers are told apart by the layer index V4 passes.
+    assert!(row_atoms(moe).contains(&"idx < config.num_hash_layers"), "{:?}", row_atoms(moe));
+    let sites: Vec<(String, u64, i64)> = once.iter().flat_map(|r| row_sites(r)).collect();
+    // HashTopK scaling its weights when asked to, and the regular top-k doing so.
+    assert!(sites.iter().any(|(p, _, e)| p.ends_with("layers/moe/hash_topk.py") && *e == 1), "{sites:?}");
+    assert!(sites.iter().any(|(p, _, e)| p.ends_with("layers/moe/topk.py") && *e == 1), "{sites:?}");
+}
+
+#[test]
 fn sglang_trace_of_nemotron_h_moe_on_cuda() {
     let Some(tree) = sglang_tree() else { return };
     // The walkthrough's CUDA assumptions (section 3). `UnquantizedFusedMoEMethod` dispatches

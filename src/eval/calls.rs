@@ -577,7 +577,7 @@ impl Interp<'_, '_> {
     }
 
     /// Whether an object keeps the traced value itself in a field of its name.
-    fn holds_traced_value(&self, id: HeapId) -> bool {
+    pub(super) fn holds_traced_value(&self, id: HeapId) -> bool {
         self.heap[id as usize]
             .fields
             .get(self.traced.name.as_str())
@@ -1379,7 +1379,14 @@ impl Interp<'_, '_> {
         let id = self.alloc(ObjKind::Instance(class), loc);
         match crate::query::instances::constructor_params(self.resolver, class) {
             Some((Some(init), _, _)) => {
+                let alone = self.alone.is_some_and(|a| a.class == class);
+                if alone {
+                    self.alone.as_mut().expect("just checked").building += 1;
+                }
                 self.call_function(init, Some(Value::Obj(id)), args, pc, loc);
+                if alone {
+                    self.alone.as_mut().expect("just checked").building -= 1;
+                }
             }
             Some((None, params, _)) => {
                 let mut frame = self.frame(None, class.file);

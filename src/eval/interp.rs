@@ -96,6 +96,16 @@ pub struct Object {
     pub created: Loc,
 }
 
+/// A block answered on its own (see `Interp::alone`).
+#[derive(Clone, Copy, Debug)]
+pub struct AloneBlock {
+    pub class: ClassId,
+    /// Constructors of `class` running now.
+    pub building: u32,
+    /// The entry's constructor has returned: raises count again from here on.
+    pub entry_built: bool,
+}
+
 /// A `try` statement being evaluated: the exceptions each handler catches (`None`: all of
 /// them), and where each was raised into it so far.
 pub struct Catch {
@@ -338,6 +348,12 @@ pub struct Interp<'r, 'a> {
     /// The entry is built and loaded: the forward path runs now (modules built later, on
     /// first call, are loaded as they are built).
     pub loaded_phase_done: bool,
+    /// Answering a block on its own (see `report::answer_blocks_alone`): its class, and how many
+    /// of its constructors are running. Raises while building the rest of the entry are not
+    /// recorded: that code (a model's layer plumbing) takes no part in the block's answer.
+    pub alone: Option<AloneBlock>,
+    /// The evaluation budget in steps (`--max-steps`, [`MAX_STEPS`] by default).
+    pub max_steps: usize,
     /// The enum classes of the tree with their members' values, collected on first use (see
     /// [`Interp::enum_member_method`]).
     pub enum_members: Option<Rc<Vec<(ClassId, Vec<Constant>)>>>,
@@ -479,6 +495,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             unbuilt: FxHashMap::default(),
             unbuilt_bases: FxHashMap::default(),
             loaded_phase_done: false,
+            alone: None,
+            max_steps: MAX_STEPS,
             enum_members: None,
             enum_predicates: FxHashMap::default(),
             enum_typed: FxHashMap::default(),
@@ -950,6 +968,9 @@ impl<'r, 'a> Interp<'r, 'a> {
         // remove too many, so one that could not be computed exactly is not recorded (the
         // configurations it covers stay, which is safe).
         if self.raises_muted > 0 {
+            return;
+        }
+        if self.alone.is_some_and(|a| a.building == 0 && !a.entry_built) {
             return;
         }
         // Caught by a `try` being evaluated: its handler runs there instead (see `stmts.rs`).
@@ -1750,16 +1771,16 @@ impl<'r, 'a> Interp<'r, 'a> {
         self.steps += 1;
         // Checked at every step (a thread-local read): a few large operations between sparser
         // checks took a trace millions of nodes past the bound.
-        if self.steps <= MAX_STEPS && super::cond::node_count() > MAX_NODES {
+        if self.steps <= self.max_steps && super::cond::node_count() > MAX_NODES {
             self.bound(
                 Some(loc),
                 format!("conditions grew past {MAX_NODES} decision-diagram nodes; evaluation stopped here"),
             );
-            self.steps = MAX_STEPS + 1;
+            self.steps = self.max_steps + 1;
         }
-        if self.steps > MAX_STEPS {
-            if self.steps == MAX_STEPS + 1 {
-                self.bound(Some(loc), format!("evaluation budget of {MAX_STEPS} steps spent"));
+        if self.steps > self.max_steps {
+            if self.steps == self.max_steps + 1 {
+                self.bound(Some(loc), format!("evaluation budget of {} steps spent", self.max_steps));
             }
             return false;
         }

@@ -29,6 +29,6 @@ mod summary;
 pub mod trace;
 pub mod value;
 
-pub use interp::{Assume, AssumedValue};
+pub use interp::{Assume, AssumedValue, MAX_STEPS};
 pub use platform::Platform;
 pub use report::{TraceOptions, TraceReport, run};

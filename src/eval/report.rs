@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::calls::{Arg, Args};
 use super::cond::Cond;
-use super::interp::{Assume, AssumedValue, Interp, ObjKind, Traced};
+use super::interp::{AloneBlock, Assume, AssumedValue, Interp, ObjKind, Traced};
 use super::kernels::KernelModels;
 use super::trace::{HopKind, SiteKind};
 use super::value::*;
@@ -31,6 +31,9 @@ pub struct TraceOptions {
     pub origin: Option<(FileId, u32)>,
     /// Extra kernel model files: (name, TOML text).
     pub kernel_files: Vec<(String, String)>,
+    /// The evaluation budget in steps (see `Interp::step`; [`super::interp::MAX_STEPS`] by
+    /// default).
+    pub max_steps: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -84,6 +87,11 @@ pub struct TraceReport {
     /// A step or decision-diagram bound stopped the evaluation before the end.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub stopped: bool,
+    /// A block answered on its own, because a bound stopped the entry before it answered:
+    /// built as the entry builds it, its `forward` run on unscaled data of its own. What the
+    /// entry does around it (calling it or not, scaling its input or output) is not seen.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub alone: bool,
     /// The value was never read while evaluating the entry (no origin): NEVER then says only
     /// that; the name or the entry may not be the intended one.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -262,9 +270,34 @@ pub struct TraceStats {
 
 /// Runs a trace.
 pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, String> {
+    let (mut report, built) = run_entry(resolver, &options)?;
+    // A bound stopped the entry before it answered: each module it built that holds the
+    // value is answered on its own, as the entry built it. (Not when building the entry was
+    // what stopped: building it again would stop there too.)
+    if report.stopped && built {
+        let alone = answer_blocks_alone(resolver, &options)?;
+        if !alone.is_empty() {
+            report.blocks = alone;
+            report.verdict = combined(report.blocks.iter().map(|b| b.verdict));
+        }
+    }
+    Ok(report)
+}
+
+/// The entry built as its constructor would build it, then loaded: the interpreter, the entry
+/// object and the objects made on the way.
+/// With `alone`, the block answered on its own: raises while building the rest are not
+/// recorded (see `Interp::alone`).
+fn build_entry<'r, 'a>(
+    resolver: &'r Resolver<'a>,
+    options: &TraceOptions,
+    alone: Option<ClassId>,
+) -> Result<(Interp<'r, 'a>, G, std::ops::Range<HeapId>), String> {
     let kernels = KernelModels::load(&options.kernel_files)?;
     let traced = Traced { name: options.value.clone(), origin: options.origin };
     let mut interp = Interp::new(resolver, traced, options.assumes.clone(), kernels);
+    interp.max_steps = options.max_steps;
+    interp.alone = alone.map(|class| AloneBlock { class, building: 0, entry_built: false });
     let index = resolver.index;
     let entry = options.entry;
     let entry_loc = Loc { file: entry.file, span: index.class(entry).name_range };
@@ -294,8 +327,24 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
     interp.entry_reads_value = class_reads_from_self(index, classes, &options.value);
     interp.entry_names_value = class_names_value(index, classes, &options.value);
     let built = first_built..interp.heap.len() as HeapId;
-    interp.after_loading(built, entry_loc);
+    if let Some(alone) = interp.alone.as_mut() {
+        alone.entry_built = true;
+    }
+    interp.after_loading(built.clone(), entry_loc);
     interp.loaded_phase_done = true;
+    Ok((interp, object, built))
+}
+
+/// The entry's own evaluation: its methods run on the object its constructor built.
+/// Also says whether the entry was built (and loaded) within the budget.
+fn run_entry(resolver: &Resolver, options: &TraceOptions) -> Result<(TraceReport, bool), String> {
+    let (mut interp, object, _) = build_entry(resolver, options, None)?;
+    let built = interp.steps <= interp.max_steps;
+    let index = resolver.index;
+    let entry = options.entry;
+    let entry_loc = Loc { file: entry.file, span: index.class(entry).name_range };
+    let tt = interp.conds.truth();
+    let options = options.clone();
 
     let methods = if options.methods.is_empty() { vec!["forward".to_string()] } else { options.methods.clone() };
     let mut output = G::empty();
@@ -360,7 +409,149 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
     if !report.blocks.is_empty() {
         report.verdict = combined(report.blocks.iter().map(|b| b.verdict));
     }
-    Ok(report)
+    Ok((report, built))
+}
+
+/// The modules the entry built that hold the value, each answered on its own: built again as
+/// the entry builds it, its `forward` run on data of its own (unscaled), under the conditions
+/// the entry's construction left in it. One whose own evaluation stops at a bound stays
+/// UNKNOWN: a module inside it answers another question (a top-k's output is not the MoE's).
+fn answer_blocks_alone(resolver: &Resolver, options: &TraceOptions) -> Result<Vec<TraceReport>, String> {
+    let (interp, object, built) = build_entry(resolver, options, None)?;
+    let entry = object.iter().find_map(|(_, v)| if let Value::Obj(id) = v { Some(*id) } else { None });
+    let classes = holding_modules(&interp, &built, entry);
+    drop(interp);
+    let mut answers = Vec::new();
+    for class in classes {
+        // Built again, so that the block's evaluation has the whole budget.
+        let (mut interp, object, built) = build_entry(resolver, options, Some(class))?;
+        let entry = object.iter().find_map(|(_, v)| if let Value::Obj(id) = v { Some(*id) } else { None });
+        let objects: Vec<HeapId> =
+            candidates(&interp, &built, entry).into_iter().filter(|(_, c)| *c == class).map(|(id, _)| id).collect();
+        let Some(&first) = objects.first() else { continue };
+        let mut report = answer_alone(&mut interp, options, class, &objects, first);
+        report.alone = true;
+        answers.push(report);
+    }
+    Ok(answers)
+}
+
+/// `forward` of every module in `objects` (instances of `class`), as if `class` were the entry.
+fn answer_alone(
+    interp: &mut Interp,
+    options: &TraceOptions,
+    class: ClassId,
+    objects: &[HeapId],
+    first: HeapId,
+) -> TraceReport {
+    let index = interp.index;
+    let loc = Loc { file: class.file, span: index.class(class).name_range };
+    let tt = interp.conds.truth();
+    interp.entry_object = Some(first);
+    let classes = interp.resolver.mro(class).classes.clone();
+    interp.entry_reads_value = class_reads_from_self(index, &classes, &options.value);
+    interp.entry_names_value = class_names_value(index, &classes, &options.value);
+    let mut output = G::empty();
+    for &id in objects {
+        let bound = interp.getattr_g(&G::under(tt, Value::Obj(id)), "forward", &tt, loc);
+        let Some(func) = bound.iter().find_map(|(_, v)| if let Value::Bound(f, _) = v { Some(*f) } else { None })
+        else {
+            continue;
+        };
+        let args = entry_args(interp, func, None, loc);
+        let result = interp.call(&bound, args, &tt, loc);
+        output.extend(&interp.conds, result);
+    }
+    let block_options = TraceOptions { entry: class, methods: vec!["forward".into()], ..options.clone() };
+    answer(interp, &block_options, vec!["forward".into()], &output, None)
+}
+
+/// The classes of the modules built by the entry (`built`) that hold the value in a field of
+/// its name and have a `forward`, outermost first: a module held (through fields, lists,
+/// dicts) by another such module is part of that one's answer. `except`: the entry itself.
+fn holding_modules(interp: &Interp, built: &std::ops::Range<HeapId>, except: Option<HeapId>) -> Vec<ClassId> {
+    let candidates = candidates(interp, built, except);
+    let mut held_by_another: rustc_hash::FxHashSet<HeapId> = rustc_hash::FxHashSet::default();
+    for &(id, _) in &candidates {
+        let mut reached = reachable(interp, id);
+        reached.remove(&id);
+        held_by_another.extend(reached);
+    }
+    let mut classes: Vec<ClassId> =
+        candidates.iter().filter(|(id, _)| !held_by_another.contains(id)).map(|(_, class)| *class).collect();
+    classes.sort_by_key(|c| interp.index.class_path(*c));
+    classes.dedup();
+    classes
+}
+
+/// The modules built by the entry that hold the value in a field of its name.
+fn candidates(interp: &Interp, built: &std::ops::Range<HeapId>, except: Option<HeapId>) -> Vec<(HeapId, ClassId)> {
+    built
+        .clone()
+        .filter(|id| Some(*id) != except)
+        .filter_map(|id| match interp.heap[id as usize].kind {
+            ObjKind::Instance(class) if interp.holds_traced_value(id) && is_module(interp, class) => Some((id, class)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether instances of `class` have a `forward` of the tree.
+fn is_module(interp: &Interp, class: ClassId) -> bool {
+    interp.resolver.mro(class).classes.iter().any(|c| {
+        interp
+            .index
+            .class(*c)
+            .body
+            .iter()
+            .any(|b| b.name.as_str() == "forward" && matches!(b.kind, crate::index::BindingKind::Function(_)))
+    })
+}
+
+/// The objects reachable from `from` through fields, list items, dict entries and tuples.
+fn reachable(interp: &Interp, from: HeapId) -> rustc_hash::FxHashSet<HeapId> {
+    let mut seen: rustc_hash::FxHashSet<HeapId> = std::iter::once(from).collect();
+    let mut stack: Vec<HeapId> = vec![from];
+    let push_value = |v: &Value, stack: &mut Vec<HeapId>, seen: &mut rustc_hash::FxHashSet<HeapId>| {
+        let mut values = vec![v.clone()];
+        while let Some(v) = values.pop() {
+            match v {
+                Value::Obj(id) => {
+                    if seen.insert(id) {
+                        stack.push(id);
+                    }
+                }
+                Value::Tuple(items) => values.extend(items.iter().flat_map(|g| g.iter().map(|(_, v)| v.clone()))),
+                _ => {}
+            }
+        }
+    };
+    while let Some(id) = stack.pop() {
+        let object = &interp.heap[id as usize];
+        for g in object.fields.values() {
+            for (_, v) in g.iter() {
+                push_value(v, &mut stack, &mut seen);
+            }
+        }
+        match &object.kind {
+            ObjKind::List(items) => {
+                for g in items {
+                    for (_, v) in g.iter() {
+                        push_value(v, &mut stack, &mut seen);
+                    }
+                }
+            }
+            ObjKind::Dict(entries) => {
+                for (_, g) in entries {
+                    for (_, v) in g.iter() {
+                        push_value(v, &mut stack, &mut seen);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    seen
 }
 
 /// Whether a method of these classes other than a constructor reads `self.NAME`.
@@ -851,7 +1042,7 @@ fn answer(
     let mut verdict = overall(&rows);
     // A spent budget or widened conditions make every row provisional: the verdict is
     // UNKNOWN (the rows still show what was found).
-    let budget_spent = interp.steps > super::interp::MAX_STEPS || interp.conds.overflowed || approximated > 0;
+    let budget_spent = interp.steps > interp.max_steps || interp.conds.overflowed || approximated > 0;
     if budget_spent {
         verdict = Verdict::Unknown;
     }
@@ -896,7 +1087,7 @@ fn answer(
             platform: a.from_platform.map(|p| p.name()),
         })
         .collect();
-    let stopped = interp.steps > super::interp::MAX_STEPS;
+    let stopped = interp.steps > interp.max_steps;
     // Where configurations raise, they leave the table: said, widest first (all of them when
     // nothing reached the end).
     let raises = if !stopped {
@@ -940,10 +1131,11 @@ fn answer(
         unresolved,
         bounds,
         stopped,
+        alone: false,
         never_read: !interp.hops.iter().any(|h| h.kind == super::trace::HopKind::Origin),
         raises,
         stats: TraceStats {
-            steps: interp.steps.min(super::interp::MAX_STEPS),
+            steps: interp.steps.min(interp.max_steps),
             objects: interp.heap.len(),
             atoms: interp.conds.atoms().len(),
             sites: interp.sites.len(),

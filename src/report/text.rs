@@ -351,6 +351,12 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
     for block in &report.blocks {
         let _ = writeln!(out, "    {}.forward: {}", block.entry, verdict_name(block.verdict));
     }
+    if report.blocks.iter().any(|b| b.alone) {
+        let _ = writeln!(
+            out,
+            "  (a bound stopped the entry's own evaluation before it answered: each block was answered on its\n   own, built as the entry builds it, its forward run on unscaled data; what the entry does\n   around it is not seen, and raises while building the rest of the entry are not counted)"
+        );
+    }
     for block in &report.blocks {
         let _ = writeln!(
             out,

@@ -2586,3 +2586,51 @@ fn an_attribute_nothing_sets_raises() {
     let raises = out.json()["raises"].as_array().cloned().unwrap_or_default();
     assert!(raises.is_empty(), "{}", out.stdout);
 }
+
+#[test]
+fn a_block_is_answered_on_its_own_when_a_bound_stops_the_entry() {
+    // The whole budget: the entry answers, and the MoE block inside it is its answer. The
+    // layer's raise leaves its configurations out.
+    let expected = [
+        ("ONCE".to_string(), "config.fold_in_topk and config.use_kernel".to_string()),
+        ("ONCE".into(), "not config.fold_in_topk and not config.use_kernel".into()),
+        ("TWICE".into(), "config.fold_in_topk and not config.use_kernel".into()),
+        ("NEVER".into(), "not config.fold_in_topk and config.use_kernel".into()),
+    ];
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.alone_block.AloneModel"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    assert_eq!(only_block(&out), ("gate.alone_block.AloneMoE".into(), expected.to_vec()));
+    let json = out.json();
+    assert!(json.get("stopped").is_none() && json["blocks"][0].get("alone").is_none(), "{}", out.stdout);
+    assert_eq!(json["blocks"][0]["raises"][0]["location"]["line"], 48, "{}", out.stdout);
+    // A budget too small for the layer's plumbing: the entry stops, and the block is built as
+    // the entry builds it and answered on its own, with the same rows. The rest of the
+    // model's raises are not its own.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.alone_block.AloneModel", "--max-steps", "400"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    assert_eq!(only_block(&out), ("gate.alone_block.AloneMoE".into(), expected.to_vec()));
+    let json = out.json();
+    assert_eq!((&json["stopped"], &json["blocks"][0]["alone"]), (&true.into(), &true.into()), "{}", out.stdout);
+    assert!(json["blocks"][0].get("raises").is_none(), "{}", out.stdout);
+    // A budget too small to build the model: building it again would stop there too, so no
+    // block is answered on its own.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.alone_block.AloneModel", "--max-steps", "20"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    assert!(out.json().get("blocks").is_none(), "{}", out.stdout);
+    // A block that stops on its own stays UNKNOWN: the top-k inside it, which holds the factor
+    // too, does not answer for it.
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.alone_block.DeepAloneModel", "--max-steps", "400"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    assert_eq!(only_block(&out).0, "gate.alone_block.PlumbingMoE");
+    // Said in the text output.
+    let text = run(
+        &fixture("trace/router"),
+        &["trace", "routed_scaling_factor", "--entry", "gate.alone_block.AloneModel", "--max-steps", "400"],
+    );
+    assert!(
+        text.stdout.contains("each block was answered on its\n   own, built as the entry builds it"),
+        "{}",
+        text.stdout
+    );
+}
