@@ -441,6 +441,50 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// A device kernel's arguments without the data it cannot read in this launch: a
+    /// parameter read only under compile-time flags the launch turns off
+    /// (`device::live_names`). Its data takes no part in what the kernel computes.
+    fn without_dead_inputs(&mut self, facts: &crate::index::FunctionFacts, mut args: Args) -> Args {
+        let module = self.index.file(facts.file).ast();
+        let Some(Stmt::FunctionDef(def)) = stmt_with_range(&module.body, facts.range) else { return args };
+        let params = &facts.params;
+        let constant = |g: &G| match g.single() {
+            Some(Value::Const(c)) => constant_truth(c),
+            _ => None,
+        };
+        let mut flags: rustc_hash::FxHashMap<Name, bool> = rustc_hash::FxHashMap::default();
+        for param in params {
+            let passed = args.keywords.iter().find(|(k, _)| *k == param.name).map(|(_, a)| &a.value).or_else(|| {
+                params.iter().position(|p| p.name == param.name).and_then(|i| args.positional.get(i)).map(|a| &a.value)
+            });
+            let value = match passed {
+                Some(g) => constant(g),
+                None => param.default.as_deref().and_then(crate::syntax::constant).and_then(|c| constant_truth(&c)),
+            };
+            if let Some(value) = value {
+                flags.insert(param.name.clone(), value);
+            }
+        }
+        let live = super::device::live_names(def, &flags);
+        let flow = super::device::data_params(def, &flags);
+        // Not read in this launch, or read only to address or mask other data (indices), or
+        // only written (what a buffer held before the kernel filled it). (What the kernel
+        // writes lands in its buffer arguments by the call's syntax: `writable_buffer`.)
+        let dead = |name: &Name| !live.contains(name) || flow.as_ref().is_some_and(|data| !data.contains(name));
+        let none = G::under(Cond::TRUE, Value::none());
+        for (i, arg) in args.positional.iter_mut().enumerate() {
+            if params.get(i).is_some_and(|p| dead(&p.name)) {
+                arg.value = none.clone();
+            }
+        }
+        for (name, arg) in args.keywords.iter_mut() {
+            if params.iter().any(|p| p.name == *name) && dead(name) {
+                arg.value = none.clone();
+            }
+        }
+        args
+    }
+
     /// Whether the unknown value `s` is (an attribute of) what a callee outside the tree
     /// returned.
     fn outside_rooted(&self, mut s: SymId) -> bool {
@@ -647,6 +691,7 @@ impl Interp<'_, '_> {
                 .all_values()
                 .any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced())))
         {
+            let args = self.without_dead_inputs(&facts, args);
             return self.call_external(&path, receiver, args, pc, loc);
         }
         if !self.worth_evaluating(func, receiver.as_ref(), &args) {
@@ -1888,6 +1933,17 @@ fn field_keyword<'a>(expr: &'a Expr, name: &str) -> Option<&'a Expr> {
     }
 }
 
+/// Python's truth of a literal (`None`, `False`, `0`, `""` are false).
+fn constant_truth(c: &Constant) -> Option<bool> {
+    Some(match c {
+        Constant::None => false,
+        Constant::Bool(b) => *b,
+        Constant::Int(i) => *i != 0,
+        Constant::Float(x) => *x != 0.0,
+        Constant::Str(s) => !s.is_empty(),
+    })
+}
+
 /// What a blocker says when data goes through a callee that is not resolved.
 fn data_through_unresolved(label: &str) -> String {
     format!("data passes through `{label}`, which is not resolved: what it does to the scale is not known")
@@ -1905,7 +1961,7 @@ fn is_assignable(expr: &Expr) -> bool {
 }
 
 /// Functions compiled for a device (`@triton.jit`, `@triton.autotune`, `@triton.heuristics`).
-fn is_device_kernel(func: &crate::index::FunctionFacts) -> bool {
+pub(super) fn is_device_kernel(func: &crate::index::FunctionFacts) -> bool {
     func.decorators.iter().any(|d| {
         crate::syntax::decorator_name(d).is_some_and(|n| {
             let last = n.rsplit('.').next().unwrap_or_default();

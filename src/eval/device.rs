@@ -213,19 +213,11 @@ impl<'a> Visitor<'a> for Assignments<'_> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match stmt {
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
-            Stmt::Assign(assign) => {
-                for target in &assign.targets {
-                    self.bind(target, &assign.value);
+            _ => {
+                for (target, value) in assignments(stmt) {
+                    self.bind(target, value);
                 }
             }
-            Stmt::AnnAssign(assign) => {
-                if let Some(value) = &assign.value {
-                    self.bind(&assign.target, value);
-                }
-            }
-            Stmt::AugAssign(assign) => self.bind(&assign.target, &assign.value),
-            Stmt::For(node) => self.bind(&node.target, &node.iter),
-            _ => {}
         }
         walk_stmt(self, stmt);
     }
@@ -454,5 +446,227 @@ impl Interp<'_, '_> {
                 self.raise_under(&real.and(pc), *loc);
             }
         }
+    }
+}
+
+/// The names a kernel's body reads outside the blocks that the compile-time flags in `flags`
+/// turn off (`if MUL_ROUTED_WEIGHT:` with `MUL_ROUTED_WEIGHT=False`; `if not F:` with `F`
+/// true; the `else` of one they turn on). A parameter none of the live code reads is not an
+/// input of this launch: `topk_weights_ptr`, loaded only under `MUL_ROUTED_WEIGHT`, does not
+/// weight the output of a launch that turns it off.
+pub fn live_names(def: &ast::StmtFunctionDef, flags: &FxHashMap<Name, bool>) -> FxHashSet<Name> {
+    struct Live<'f> {
+        flags: &'f FxHashMap<Name, bool>,
+        read: FxHashSet<Name>,
+    }
+    impl<'a> Visitor<'a> for Live<'_> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            let Stmt::If(node) = stmt else {
+                walk_stmt(self, stmt);
+                return;
+            };
+            for (test, body) in live_clauses(node, self.flags) {
+                if let Some(test) = test {
+                    self.visit_expr(test);
+                }
+                self.visit_body(body);
+            }
+        }
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Name(name) = expr {
+                self.read.insert(name.id.clone());
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut live = Live { flags, read: FxHashSet::default() };
+    live.visit_body(&def.body);
+    live.read
+}
+
+/// The parameters whose data a kernel's stores are computed from, in the code the flags leave
+/// live (see [`live_names`]): followed back from the values stored (`tl.store(ptr, value)`,
+/// `tl.atomic_add(ptr, value)`) through assignments to the pointers loaded (`tl.load(ptr)`).
+/// Data loaded only to address other data (`offs_token = tl.load(sorted_token_ids_ptr + i)`)
+/// or to mask it is not among them: indices do not weight what a kernel computes, and neither
+/// does what a buffer it only writes held before. `None` when the kernel stores nothing the
+/// analysis sees.
+pub fn data_params(def: &ast::StmtFunctionDef, flags: &FxHashMap<Name, bool>) -> Option<FxHashSet<Name>> {
+    struct Flow<'a, 'f> {
+        flags: &'f FxHashMap<Name, bool>,
+        defs: FxHashMap<Name, Vec<&'a Expr>>,
+        stores: Vec<(&'a Expr, &'a Expr)>,
+    }
+    impl<'a> Flow<'a, '_> {
+        fn bind(&mut self, target: &'a Expr, value: &'a Expr) {
+            match target {
+                Expr::Name(name) => self.defs.entry(name.id.clone()).or_default().push(value),
+                // `a, b = f(...)`: each takes what the whole value is made from.
+                Expr::Tuple(t) => t.elts.iter().for_each(|e| self.bind(e, value)),
+                Expr::List(l) => l.elts.iter().for_each(|e| self.bind(e, value)),
+                _ => {}
+            }
+        }
+    }
+    impl<'a> Visitor<'a> for Flow<'a, '_> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            match stmt {
+                Stmt::If(node) => {
+                    for (_, body) in live_clauses(node, self.flags) {
+                        self.visit_body(body);
+                    }
+                    return;
+                }
+                _ => {
+                    for (target, value) in assignments(stmt) {
+                        self.bind(target, value);
+                    }
+                }
+            }
+            walk_stmt(self, stmt);
+        }
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr {
+                let name = device_call_name(call);
+                if matches!(name, Some("store")) || name.is_some_and(|n| n.starts_with("atomic_")) {
+                    let value = call.arguments.args.get(1).or_else(|| {
+                        call.arguments
+                            .keywords
+                            .iter()
+                            .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == "value" || a.as_str() == "val"))
+                            .map(|k| &k.value)
+                    });
+                    if let (Some(ptr), Some(value)) = (call.arguments.args.first(), value) {
+                        self.stores.push((ptr, value));
+                    }
+                }
+            }
+            if let Expr::Named(named) = expr {
+                self.bind(&named.target, &named.value);
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let locals = kernel_locals(def);
+    let mut flow = Flow { flags, defs: FxHashMap::default(), stores: Vec::new() };
+    flow.visit_body(&def.body);
+    if flow.stores.is_empty() {
+        return None;
+    }
+    let params: FxHashSet<Name> = def.parameters.iter().map(|p| p.name().id.clone()).collect();
+    let mut data = FxHashSet::default();
+    let mut seen: FxHashSet<Name> = FxHashSet::default();
+    let mut work: Vec<&Expr> = flow.stores.iter().map(|(_, value)| *value).collect();
+    let mut steps = 0;
+    while let Some(expr) = work.pop() {
+        steps += 1;
+        if steps > 10_000 {
+            return None;
+        }
+        match expr {
+            Expr::Name(name) => {
+                if params.contains(&name.id) {
+                    data.insert(name.id.clone());
+                }
+                if seen.insert(name.id.clone()) {
+                    work.extend(flow.defs.get(&name.id).into_iter().flatten().copied());
+                }
+            }
+            Expr::Call(call) if device_call_name(call) == Some("load") => {
+                if let Some(ptr) = call.arguments.args.first() {
+                    let mut bases = Vec::new();
+                    pointer_bases(ptr, &locals.pointers, &mut bases);
+                    data.extend(bases);
+                }
+                // The value lanes the mask turns off get (`other=`).
+                if let Some(other) =
+                    call.arguments.keywords.iter().find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == "other"))
+                {
+                    work.push(&other.value);
+                }
+            }
+            // A descriptor's `desc.load([row, col])`: the coordinates address, the descriptor holds.
+            Expr::Call(call) if matches!(call.func.as_ref(), Expr::Attribute(attr) if attr.attr.as_str() == "load") => {
+                if let Expr::Attribute(attr) = call.func.as_ref() {
+                    work.push(&attr.value);
+                }
+            }
+            Expr::Call(call) if device_call_name(call) == Some("where") => {
+                // `tl.where(mask, a, b)`: the mask picks, `a` and `b` are the values.
+                work.extend(call.arguments.args.iter().skip(1));
+            }
+            Expr::Call(call) => {
+                if let Expr::Attribute(attr) = call.func.as_ref() {
+                    work.push(&attr.value);
+                }
+                work.extend(call.arguments.args.iter());
+                work.extend(call.arguments.keywords.iter().map(|k| &k.value));
+            }
+            Expr::Attribute(attr) => work.push(&attr.value),
+            Expr::Subscript(sub) => work.push(&sub.value),
+            Expr::BinOp(op) => {
+                work.push(&op.left);
+                work.push(&op.right);
+            }
+            Expr::UnaryOp(op) => work.push(&op.operand),
+            Expr::If(node) => {
+                work.push(&node.body);
+                work.push(&node.orelse);
+            }
+            Expr::Tuple(t) => work.extend(t.elts.iter()),
+            Expr::List(l) => work.extend(l.elts.iter()),
+            Expr::Named(named) => work.push(&named.value),
+            // Comparisons and boolean tests make masks; literals carry nothing.
+            _ => {}
+        }
+    }
+    Some(data)
+}
+
+/// The device-language function a call names (`tl.load(...)` is `load`), when it is one.
+fn device_call_name(call: &ast::ExprCall) -> Option<&str> {
+    match call.func.as_ref() {
+        Expr::Attribute(attr) if matches!(attr.value.as_ref(), Expr::Name(n) if n.id.as_str() == "tl") => {
+            Some(attr.attr.as_str())
+        }
+        _ => None,
+    }
+}
+
+/// The clauses of an `if` that can run in a launch with these compile-time flags, each with
+/// the test still to evaluate (`None` when the flags decide it): a clause the flags turn off is
+/// left out, and one they turn on ends the chain.
+fn live_clauses<'a>(node: &'a ast::StmtIf, flags: &FxHashMap<Name, bool>) -> Vec<(Option<&'a Expr>, &'a [Stmt])> {
+    fn decided(test: &Expr, flags: &FxHashMap<Name, bool>) -> Option<bool> {
+        match test {
+            Expr::Name(name) => flags.get(&name.id).copied(),
+            Expr::UnaryOp(op) if matches!(op.op, ast::UnaryOp::Not) => decided(&op.operand, flags).map(|b| !b),
+            _ => None,
+        }
+    }
+    let clauses = std::iter::once((Some(&*node.test), &node.body))
+        .chain(node.elif_else_clauses.iter().map(|c| (c.test.as_ref(), &c.body)));
+    let mut live = Vec::new();
+    for (test, body) in clauses {
+        match test.map(|t| (t, decided(t, flags))) {
+            Some((_, Some(false))) => {}
+            Some((_, Some(true))) | None => {
+                live.push((None, body.as_slice()));
+                break;
+            }
+            Some((test, None)) => live.push((Some(test), body.as_slice())),
+        }
+    }
+    live
+}
+
+/// What a statement assigns: (target, value) pairs (`x += e` and `for x in e` read `e` into `x`).
+fn assignments(stmt: &Stmt) -> Vec<(&Expr, &Expr)> {
+    match stmt {
+        Stmt::Assign(assign) => assign.targets.iter().map(|t| (t, &*assign.value)).collect(),
+        Stmt::AnnAssign(assign) => assign.value.iter().map(|v| (&*assign.target, &**v)).collect(),
+        Stmt::AugAssign(assign) => vec![(&*assign.target, &*assign.value)],
+        Stmt::For(node) => vec![(&*node.target, &*node.iter)],
+        _ => Vec::new(),
     }
 }

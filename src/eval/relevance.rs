@@ -86,6 +86,8 @@ pub struct Relevance {
     lookups: FxHashMap<FuncId, Rc<[ReadPath]>>,
     handovers: FxHashMap<ClassId, Vec<ruff_python_ast::name::Name>>,
     writes: FxHashMap<FuncId, FxHashMap<String, bool>>,
+    /// Functions that launch a device kernel of the tree (see `launches_device_kernel`).
+    launchers: FxHashMap<FuncId, bool>,
     writes_in_progress: FxHashSet<FuncId>,
     /// Functions that call, as far as resolution can tell, an operator that runs a module it
     /// looks up (see `calls_module_operator`).
@@ -125,6 +127,16 @@ impl Interp<'_, '_> {
         // A module function handed data that calls such an operator has no module at hand for
         // it: skipped, the operator's data would pass through unchanged.
         if receiver.is_none() && args.has_data() && self.calls_module_operator(func, 0) {
+            return true;
+        }
+        // A wrapper launching a device kernel of the tree with data that took part in scaling
+        // (`invoke_fused_moe_kernel(...)`): evaluated, so that the launch sees the
+        // compile-time flags it passes (a kernel may read an input only under one; see
+        // `device::live_names`). Skipped, every tensor it is handed would weight its output.
+        if receiver.is_none()
+            && args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor && n.touched())))
+            && self.launches_device_kernel(func)
+        {
             return true;
         }
         // A `__getattr__` says what an attribute is (the wrapped object's method, a flag).
@@ -1093,6 +1105,35 @@ impl Interp<'_, '_> {
 
     /// The functions a function may call, as resolution sees them statically: functions and
     /// methods, constructors (`__init__`), and module calls (`forward`).
+    /// Whether `func` launches a device kernel of the tree (`kernel[grid](...)`).
+    fn launches_device_kernel(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.launchers.get(&func) {
+            return known;
+        }
+        let facts = self.index.function(func).clone();
+        let text = &self.index.file(func.file).text[facts.range.start as usize..facts.range.end as usize];
+        // Cheap first: a launch is a subscript called.
+        let found = text.contains("](") && {
+            let module = self.index.file(func.file).ast();
+            let mut calls: Vec<Expr> = Vec::new();
+            if let Some(ruff_python_ast::Stmt::FunctionDef(def)) =
+                crate::syntax::stmt_with_range(&module.body, facts.range)
+            {
+                collect_calls(&def.body, &mut calls);
+            }
+            let ctx = Ctx::function(func);
+            calls.iter().filter_map(|c| if let Expr::Subscript(sub) = c { Some(&*sub.value) } else { None }).any(
+                |kernel| {
+                    self.resolver.resolve(&ctx, kernel).iter().any(|found| {
+                        matches!(found.def, Def::Function(f) if super::calls::is_device_kernel(self.index.function(f)))
+                    })
+                },
+            )
+        };
+        self.relevance.launchers.insert(func, found);
+        found
+    }
+
     fn static_callees(&mut self, func: FuncId) -> Vec<FuncId> {
         let module = self.index.file(func.file).ast();
         let facts = self.index.function(func).clone();

@@ -2634,3 +2634,15 @@ fn a_block_is_answered_on_its_own_when_a_bound_stops_the_entry() {
         text.stdout
     );
 }
+
+#[test]
+fn a_kernel_launch_weights_its_output_only_by_the_inputs_its_flags_read() {
+    // Two launches of one device kernel: `MUL_W=False` then `MUL_W=True`. The wrapper launching
+    // it is evaluated (it is handed scaled weights), and each launch multiplies in only what
+    // its live code loads into the values it stores (not the weights the flag turns off, not
+    // the row indices). Multiplying everything made the two shared slots' 1/factor meet: a
+    // false MIXED row.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.kernel_flags.KernelFlagsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
+}
