@@ -930,6 +930,9 @@ fn answer(
             });
         }
     }
+    // A group none of whose configurations runs (every one raises, or lies outside where a
+    // block is called) is no row: printed, it read "never", and its verdict counted.
+    groups.retain(|g| conds.feasible(&g.cond.and(&care)));
     // A site's "runs when" is the same text in every row that shows it.
     let mut site_texts: rustc_hash::FxHashMap<SiteId, SiteOut> = Default::default();
     let mut fuel = DECISIVE_FUEL;
