@@ -525,6 +525,23 @@ impl Interp<'_, '_> {
                 });
             }
         }
+        // A collective of a communicator chosen at run time (`group.all_reduce(x)`,
+        // `group.all_gather_into_tensor(out, x)`): it combines the ranks' shares of one
+        // computation, so what it gives has the scale of the data it combines. An assumption
+        // about a callee not seen, listed as one.
+        if carries_data {
+            if let Some(combined) = collective_input(label, &args) {
+                let combined = combined.restrict(&self.conds, pc);
+                if combined.iter().any(|(_, v)| matches!(v, Value::Num(_))) {
+                    self.blocker(
+                        loc,
+                        format!("`{label}` is not resolved; assumed a collective: what it gives has the scale of the data it combines"),
+                        pc,
+                    );
+                    return combined;
+                }
+            }
+        }
         if carries_data {
             let blocker = self.blocker(loc, data_through_unresolved(label), pc);
             let mut result = self.call_external(label, None, args, pc, loc);
@@ -1930,6 +1947,34 @@ fn field_keyword<'a>(expr: &'a Expr, name: &str) -> Option<&'a Expr> {
             .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name))
             .map(|k| &k.value),
         _ => None,
+    }
+}
+
+/// The data a collective communication combines, when `label` names one (the method names of
+/// `torch.distributed` and of process-group wrappers): the input of `*_into_tensor`,
+/// `reduce_scatter_tensor` and `all_to_all_single` (output first), else the first argument.
+fn collective_input<'a>(label: &str, args: &'a Args) -> Option<&'a G> {
+    let method = label.rsplit('.').next().unwrap_or(label);
+    let output_first = matches!(
+        method,
+        "all_gather_into_tensor"
+            | "reduce_scatter_tensor"
+            | "all_to_all_single"
+            | "_all_gather_base"
+            | "_reduce_scatter_base"
+    );
+    let input_first = matches!(
+        method,
+        "all_reduce" | "all_gather" | "reduce_scatter" | "all_gatherv" | "reduce_scatterv" | "broadcast" | "all_to_all"
+    );
+    if output_first {
+        let by_name = args.keywords.iter().find(|(k, _)| matches!(k.as_str(), "input" | "input_" | "input_tensor"));
+        by_name.map(|(_, a)| &a.value).or_else(|| args.positional.get(1).map(|a| &a.value))
+    } else if input_first {
+        let by_name = args.keywords.iter().find(|(k, _)| matches!(k.as_str(), "input" | "input_" | "tensor"));
+        by_name.map(|(_, a)| &a.value).or_else(|| args.positional.first().map(|a| &a.value))
+    } else {
+        None
     }
 }
 

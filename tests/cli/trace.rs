@@ -2646,3 +2646,16 @@ fn a_kernel_launch_weights_its_output_only_by_the_inputs_its_flags_read() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{}", out.stdout);
 }
+
+#[test]
+fn a_collective_on_a_communicator_chosen_at_run_time_keeps_the_scale() {
+    // `group.all_gather_into_tensor(out, x)` and `group.reduce_scatter_tensor(out, y)` on a
+    // group looked up at run time: they combine the ranks' shares, keeping the scale. Data
+    // through them was of unknown scale (every row UNKNOWN); now an assumption, listed.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unknown_collective.ShardedSharedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let unresolved: Vec<String> =
+        out.json()["unresolved"].as_array().unwrap().iter().map(|u| u["what"].as_str().unwrap().to_string()).collect();
+    assert_eq!(unresolved.len(), 2, "{unresolved:?}");
+    assert!(unresolved.iter().all(|u| u.contains("assumed a collective")), "{unresolved:?}");
+}
