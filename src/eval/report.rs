@@ -270,11 +270,12 @@ pub struct TraceStats {
 
 /// Runs a trace.
 pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, String> {
-    let (mut report, built) = run_entry(resolver, &options)?;
+    let (mut report, built, entry_is_block) = run_entry(resolver, &options)?;
     // A bound stopped the entry before it answered: each module it built that holds the
     // value is answered on its own, as the entry built it. (Not when building the entry was
-    // what stopped: building it again would stop there too.)
-    if report.stopped && built {
+    // what stopped: building it again would stop there too. Not when the entry keeps the
+    // value and uses it: it is the block, and a module inside it answers another question.)
+    if report.stopped && built && !entry_is_block {
         let alone = answer_blocks_alone(resolver, &options)?;
         if !alone.is_empty() {
             report.blocks = alone;
@@ -336,10 +337,13 @@ fn build_entry<'r, 'a>(
 }
 
 /// The entry's own evaluation: its methods run on the object its constructor built.
-/// Also says whether the entry was built (and loaded) within the budget.
-fn run_entry(resolver: &Resolver, options: &TraceOptions) -> Result<(TraceReport, bool), String> {
+/// Also says whether the entry was built (and loaded) within the budget, and whether it is a
+/// block itself (it keeps the value and a method of it reads it from `self`).
+fn run_entry(resolver: &Resolver, options: &TraceOptions) -> Result<(TraceReport, bool, bool), String> {
     let (mut interp, object, _) = build_entry(resolver, options, None)?;
     let built = interp.steps <= interp.max_steps;
+    let entry_is_block =
+        interp.entry_reads_value && interp.entry_object.is_some_and(|id| interp.holds_traced_value(id));
     let index = resolver.index;
     let entry = options.entry;
     let entry_loc = Loc { file: entry.file, span: index.class(entry).name_range };
@@ -409,7 +413,7 @@ fn run_entry(resolver: &Resolver, options: &TraceOptions) -> Result<(TraceReport
     if !report.blocks.is_empty() {
         report.verdict = combined(report.blocks.iter().map(|b| b.verdict));
     }
-    Ok((report, built))
+    Ok((report, built, entry_is_block))
 }
 
 /// The modules the entry built that hold the value, each answered on its own: built again as

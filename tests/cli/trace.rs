@@ -2617,6 +2617,11 @@ fn a_block_is_answered_on_its_own_when_a_bound_stops_the_entry() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.alone_block.AloneModel", "--max-steps", "20"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     assert!(out.json().get("blocks").is_none(), "{}", out.stdout);
+    // An entry that is a block itself (it keeps the factor and uses it) and stops: the top-k
+    // inside it answers another question, and is not answered in its place.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.alone_block.AloneMoE", "--max-steps", "60"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    assert!(out.json().get("blocks").is_none(), "{}", out.stdout);
     // A block that stops on its own stays UNKNOWN: the top-k inside it, which holds the factor
     // too, does not answer for it.
     let (code, verdict, out) =
