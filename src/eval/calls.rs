@@ -449,7 +449,7 @@ impl Interp<'_, '_> {
         let Some(Stmt::FunctionDef(def)) = stmt_with_range(&module.body, facts.range) else { return args };
         let params = &facts.params;
         let constant = |g: &G| match g.single() {
-            Some(Value::Const(c)) => constant_truth(c),
+            Some(Value::Const(c)) => Some(super::cond::constant_truthy(c)),
             _ => None,
         };
         let mut flags: rustc_hash::FxHashMap<Name, bool> = rustc_hash::FxHashMap::default();
@@ -459,7 +459,9 @@ impl Interp<'_, '_> {
             });
             let value = match passed {
                 Some(g) => constant(g),
-                None => param.default.as_deref().and_then(crate::syntax::constant).and_then(|c| constant_truth(&c)),
+                None => {
+                    param.default.as_deref().and_then(crate::syntax::constant).map(|c| super::cond::constant_truthy(&c))
+                }
             };
             if let Some(value) = value {
                 flags.insert(param.name.clone(), value);
@@ -1976,17 +1978,6 @@ fn collective_input<'a>(label: &str, args: &'a Args) -> Option<&'a G> {
     } else {
         None
     }
-}
-
-/// Python's truth of a literal (`None`, `False`, `0`, `""` are false).
-fn constant_truth(c: &Constant) -> Option<bool> {
-    Some(match c {
-        Constant::None => false,
-        Constant::Bool(b) => *b,
-        Constant::Int(i) => *i != 0,
-        Constant::Float(x) => *x != 0.0,
-        Constant::Str(s) => !s.is_empty(),
-    })
 }
 
 /// What a blocker says when data goes through a callee that is not resolved.

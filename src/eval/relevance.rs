@@ -86,9 +86,9 @@ pub struct Relevance {
     lookups: FxHashMap<FuncId, Rc<[ReadPath]>>,
     handovers: FxHashMap<ClassId, Vec<ruff_python_ast::name::Name>>,
     writes: FxHashMap<FuncId, FxHashMap<String, bool>>,
+    writes_in_progress: FxHashSet<FuncId>,
     /// Functions that launch a device kernel of the tree (see `launches_device_kernel`).
     launchers: FxHashMap<FuncId, bool>,
-    writes_in_progress: FxHashSet<FuncId>,
     /// Functions that call, as far as resolution can tell, an operator that runs a module it
     /// looks up (see `calls_module_operator`).
     operator_users: FxHashMap<FuncId, bool>,
@@ -1103,8 +1103,6 @@ impl Interp<'_, '_> {
         found
     }
 
-    /// The functions a function may call, as resolution sees them statically: functions and
-    /// methods, constructors (`__init__`), and module calls (`forward`).
     /// Whether `func` launches a device kernel of the tree (`kernel[grid](...)`).
     fn launches_device_kernel(&mut self, func: FuncId) -> bool {
         if let Some(&known) = self.relevance.launchers.get(&func) {
@@ -1134,6 +1132,8 @@ impl Interp<'_, '_> {
         found
     }
 
+    /// The functions a function may call, as resolution sees them statically: functions and
+    /// methods, constructors (`__init__`), and module calls (`forward`).
     fn static_callees(&mut self, func: FuncId) -> Vec<FuncId> {
         let module = self.index.file(func.file).ast();
         let facts = self.index.function(func).clone();

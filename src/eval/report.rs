@@ -270,13 +270,11 @@ pub struct TraceStats {
 
 /// Runs a trace.
 pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, String> {
-    let (mut report, built, entry_is_block) = run_entry(resolver, &options)?;
+    let (mut report, holders) = run_entry(resolver, &options)?;
     // A bound stopped the entry before it answered: each module it built that holds the
-    // value is answered on its own, as the entry built it. (Not when building the entry was
-    // what stopped: building it again would stop there too. Not when the entry keeps the
-    // value and uses it: it is the block, and a module inside it answers another question.)
-    if report.stopped && built && !entry_is_block {
-        let alone = answer_blocks_alone(resolver, &options)?;
+    // value is answered on its own, as the entry built it.
+    if report.stopped && !holders.is_empty() {
+        let alone = answer_blocks_alone(resolver, &options, holders)?;
         if !alone.is_empty() {
             report.blocks = alone;
             report.verdict = combined(report.blocks.iter().map(|b| b.verdict));
@@ -337,13 +335,20 @@ fn build_entry<'r, 'a>(
 }
 
 /// The entry's own evaluation: its methods run on the object its constructor built.
-/// Also says whether the entry was built (and loaded) within the budget, and whether it is a
-/// block itself (it keeps the value and a method of it reads it from `self`).
-fn run_entry(resolver: &Resolver, options: &TraceOptions) -> Result<(TraceReport, bool, bool), String> {
-    let (mut interp, object, _) = build_entry(resolver, options, None)?;
-    let built = interp.steps <= interp.max_steps;
+/// Also the classes of the modules it built that could be answered on their own if it stops
+/// (see [`holding_modules`]): none when building it spent the budget (building it again would
+/// stop there too), or when the entry is a block itself (it keeps the value and a method of it
+/// reads it from `self`: a module inside it answers another question).
+fn run_entry(resolver: &Resolver, options: &TraceOptions) -> Result<(TraceReport, Vec<ClassId>), String> {
+    let (mut interp, object, built) = build_entry(resolver, options, None)?;
+    let built_within_budget = interp.steps <= interp.max_steps;
     let entry_is_block =
         interp.entry_reads_value && interp.entry_object.is_some_and(|id| interp.holds_traced_value(id));
+    let holders = if built_within_budget && !entry_is_block {
+        holding_modules(&interp, &built, interp.entry_object)
+    } else {
+        Vec::new()
+    };
     let index = resolver.index;
     let entry = options.entry;
     let entry_loc = Loc { file: entry.file, span: index.class(entry).name_range };
@@ -413,25 +418,27 @@ fn run_entry(resolver: &Resolver, options: &TraceOptions) -> Result<(TraceReport
     if !report.blocks.is_empty() {
         report.verdict = combined(report.blocks.iter().map(|b| b.verdict));
     }
-    Ok((report, built, entry_is_block))
+    Ok((report, holders))
 }
 
 /// The modules the entry built that hold the value, each answered on its own: built again as
 /// the entry builds it, its `forward` run on data of its own (unscaled), under the conditions
 /// the entry's construction left in it. One whose own evaluation stops at a bound stays
 /// UNKNOWN: a module inside it answers another question (a top-k's output is not the MoE's).
-fn answer_blocks_alone(resolver: &Resolver, options: &TraceOptions) -> Result<Vec<TraceReport>, String> {
-    let (interp, object, built) = build_entry(resolver, options, None)?;
-    let entry = object.iter().find_map(|(_, v)| if let Value::Obj(id) = v { Some(*id) } else { None });
-    let classes = holding_modules(&interp, &built, entry);
-    drop(interp);
+fn answer_blocks_alone(
+    resolver: &Resolver,
+    options: &TraceOptions,
+    classes: Vec<ClassId>,
+) -> Result<Vec<TraceReport>, String> {
     let mut answers = Vec::new();
     for class in classes {
         // Built again, so that the block's evaluation has the whole budget.
-        let (mut interp, object, built) = build_entry(resolver, options, Some(class))?;
-        let entry = object.iter().find_map(|(_, v)| if let Value::Obj(id) = v { Some(*id) } else { None });
-        let objects: Vec<HeapId> =
-            candidates(&interp, &built, entry).into_iter().filter(|(_, c)| *c == class).map(|(id, _)| id).collect();
+        let (mut interp, _, built) = build_entry(resolver, options, Some(class))?;
+        let objects: Vec<HeapId> = candidates(&interp, &built, interp.entry_object)
+            .into_iter()
+            .filter(|(_, c)| *c == class)
+            .map(|(id, _)| id)
+            .collect();
         let Some(&first) = objects.first() else { continue };
         let mut report = answer_alone(&mut interp, options, class, &objects, first);
         report.alone = true;
