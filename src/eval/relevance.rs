@@ -887,16 +887,35 @@ impl Interp<'_, '_> {
         found
     }
 
-    /// Whether an argument that is an object (not data, not a constant) binds a parameter
-    /// `func` returns, alone or as an item of a returned tuple.
+    /// Whether an argument that is an object a call may leave something on (not data, not a
+    /// constant, not a list of data) binds a parameter `func` returns, alone or as an item of a
+    /// returned tuple.
     fn gives_back_object(&mut self, func: FuncId, args: &Args) -> bool {
         let given_back = self.given_back_parameters(func);
         if given_back.is_empty() {
             return false;
         }
-        self.bound_arguments(func, args)
-            .into_iter()
-            .any(|(name, arg)| given_back.contains(&name) && arg.value.iter().any(|(_, v)| matches!(v, Value::Obj(_))))
+        self.bound_arguments(func, args).into_iter().any(|(name, arg)| {
+            given_back.contains(&name)
+                && arg.value.iter().any(|(_, v)| matches!(v, Value::Obj(_)) && self.keeps_state(v, 0))
+        })
+    }
+
+    /// Whether `value` is an object a call may leave something on: an instance, an object
+    /// known by its class, an unknown value code wrote into, or a list or dict holding one. A
+    /// list of tensors handed back (`return x` where `x` may be `[hidden]`) is data: skipped,
+    /// the call carries it along.
+    fn keeps_state(&self, value: &Value, depth: usize) -> bool {
+        let items: Vec<&G> = match value {
+            Value::Obj(id) => match &self.heap[*id as usize].kind {
+                ObjKind::List(items) => items.iter().collect(),
+                ObjKind::Dict(entries) => entries.iter().map(|(_, g)| g).collect(),
+                _ => return true,
+            },
+            Value::Tuple(items) => items.iter().collect(),
+            _ => return false,
+        };
+        depth < 2 && items.iter().any(|g| g.iter().any(|(_, v)| self.keeps_state(v, depth + 1)))
     }
 
     /// The parameters `func` returns as they are, alone or as items of a returned tuple.

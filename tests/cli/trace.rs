@@ -2664,3 +2664,14 @@ fn a_collective_on_a_communicator_chosen_at_run_time_keeps_the_scale() {
     assert_eq!(unresolved.len(), 2, "{unresolved:?}");
     assert!(unresolved.iter().all(|u| u.contains("assumed a collective")), "{unresolved:?}");
 }
+
+#[test]
+fn a_list_of_data_handed_back_does_not_make_a_helper_worth_evaluating() {
+    // The attention returns its input as it is when empty, and the input is `[hidden_states]`
+    // in one configuration. A list of tensors is data, not an object the call may leave state
+    // on: the attention is skipped like any helper that never names the value. Evaluated, its
+    // backend looked up at run time made every row UNKNOWN.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.list_given_back.SplitLayerMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json()["unresolved"].as_array().unwrap().is_empty(), "{}", out.stdout);
+}
