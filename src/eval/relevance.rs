@@ -625,17 +625,22 @@ impl Interp<'_, '_> {
     /// Whether `value` is an object of the tree, or a tuple, list or dict holding one (two
     /// levels down at most: `((declaration, norm), ...)`).
     fn holds_object(&self, value: &Value, depth: usize) -> bool {
+        self.holds(value, depth, |kind| matches!(kind, ObjKind::Instance(_)))
+    }
+
+    /// Whether `value` is an object whose kind passes `leaf`, or a tuple, list or dict holding
+    /// one (two levels down at most).
+    fn holds(&self, value: &Value, depth: usize, leaf: fn(&ObjKind) -> bool) -> bool {
         let items: Vec<&G> = match value {
             Value::Obj(id) => match &self.heap[*id as usize].kind {
-                ObjKind::Instance(_) => return true,
                 ObjKind::List(items) => items.iter().collect(),
                 ObjKind::Dict(entries) => entries.iter().map(|(_, g)| g).collect(),
-                _ => return false,
+                kind => return leaf(kind),
             },
             Value::Tuple(items) => items.iter().collect(),
             _ => return false,
         };
-        depth < 2 && items.iter().any(|g| g.iter().any(|(_, v)| self.holds_object(v, depth + 1)))
+        depth < 2 && items.iter().any(|g| g.iter().any(|(_, v)| self.holds(v, depth + 1, leaf)))
     }
 
     /// A fact of `func`'s definition, computed once (`cache` says where it is kept); false when
@@ -897,7 +902,7 @@ impl Interp<'_, '_> {
         }
         self.bound_arguments(func, args).into_iter().any(|(name, arg)| {
             given_back.contains(&name)
-                && arg.value.iter().any(|(_, v)| matches!(v, Value::Obj(_)) && self.keeps_state(v, 0))
+                && arg.value.iter().any(|(_, v)| matches!(v, Value::Obj(_)) && self.keeps_state(v))
         })
     }
 
@@ -905,17 +910,8 @@ impl Interp<'_, '_> {
     /// known by its class, an unknown value code wrote into, or a list or dict holding one. A
     /// list of tensors handed back (`return x` where `x` may be `[hidden]`) is data: skipped,
     /// the call carries it along.
-    fn keeps_state(&self, value: &Value, depth: usize) -> bool {
-        let items: Vec<&G> = match value {
-            Value::Obj(id) => match &self.heap[*id as usize].kind {
-                ObjKind::List(items) => items.iter().collect(),
-                ObjKind::Dict(entries) => entries.iter().map(|(_, g)| g).collect(),
-                _ => return true,
-            },
-            Value::Tuple(items) => items.iter().collect(),
-            _ => return false,
-        };
-        depth < 2 && items.iter().any(|g| g.iter().any(|(_, v)| self.keeps_state(v, depth + 1)))
+    fn keeps_state(&self, value: &Value) -> bool {
+        self.holds(value, 0, |_| true)
     }
 
     /// The parameters `func` returns as they are, alone or as items of a returned tuple.
