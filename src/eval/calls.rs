@@ -516,6 +516,18 @@ impl Interp<'_, '_> {
                 return only.restrict(&self.conds, pc);
             }
         }
+        // A collective of a communicator chosen at run time (`group.all_reduce(x)`,
+        // `group.all_gather_into_tensor(out, x)`): it combines the ranks' shares of one
+        // computation, so what it gives has the scale of the data it combines. An assumption
+        // about a callee not seen, listed as one.
+        if let Some(combined) = self.collective_result(label, &args, pc) {
+            self.blocker(
+                loc,
+                format!("`{label}` is not resolved; assumed a collective: what it gives has the scale of the data it combines"),
+                pc,
+            );
+            return combined;
+        }
         // Data inside a record handed over (`dispatcher.combine(combine_input=...)` with the
         // expert output in a NamedTuple) passes through as well.
         if !carries_data {
@@ -525,23 +537,6 @@ impl Interp<'_, '_> {
                     Value::Num(n) => Value::Num(Rc::new(taint(&n, blocker))),
                     other => other,
                 });
-            }
-        }
-        // A collective of a communicator chosen at run time (`group.all_reduce(x)`,
-        // `group.all_gather_into_tensor(out, x)`): it combines the ranks' shares of one
-        // computation, so what it gives has the scale of the data it combines. An assumption
-        // about a callee not seen, listed as one.
-        if carries_data {
-            if let Some(combined) = collective_input(label, &args) {
-                let combined = combined.restrict(&self.conds, pc);
-                if combined.iter().any(|(_, v)| matches!(v, Value::Num(_))) {
-                    self.blocker(
-                        loc,
-                        format!("`{label}` is not resolved; assumed a collective: what it gives has the scale of the data it combines"),
-                        pc,
-                    );
-                    return combined;
-                }
             }
         }
         if carries_data {
@@ -559,6 +554,28 @@ impl Interp<'_, '_> {
             None => self.sym(SymKey::At(loc, text.clone()), text, None),
         };
         G::under(pc.clone(), value)
+    }
+
+    /// What a collective communication gives (`group.all_reduce(x)`, `all_gatherv([w, ids,
+    /// x])`) when `label` names one and it is handed data: the data it combines, whose scale
+    /// it keeps; a list of tensors is combined tensor by tensor, into a list of results each of
+    /// its input's scale (a product of them all would give every result every input's scale).
+    fn collective_result(&mut self, label: &str, args: &Args, pc: &Cond) -> Option<G> {
+        let combined = collective_input(label, args)?.restrict(&self.conds, pc);
+        let combined = self.map(&combined, |interp, v| match v {
+            Value::Obj(id) => match &interp.read_object(id).kind {
+                ObjKind::List(items) => Value::Tuple(Rc::new(items.clone())),
+                _ => Value::Obj(id),
+            },
+            other => other,
+        });
+        let holds_data = |v: &Value| match v {
+            Value::Num(_) => true,
+            Value::Tuple(items) => items.iter().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_)))),
+            _ => false,
+        };
+        let any_data = combined.iter().any(|(_, v)| holds_data(v));
+        any_data.then_some(combined)
     }
 
     /// Evaluates a function of the tree with its parameters bound.
@@ -998,8 +1015,11 @@ impl Interp<'_, '_> {
                 other => other,
             });
         }
+        let path = self.index.function_path(func);
+        if let Some(combined) = self.collective_result(&path, &args, pc) {
+            return combined;
+        }
         if has_data {
-            let path = self.index.function_path(func);
             let receiver = receiver.filter(|r| matches!(r, Value::Num(_)));
             // Scaled data in a record handed over beside it (`experts(x, routing)`, the weights
             // in `routing`) takes part like data handed over directly.

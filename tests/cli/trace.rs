@@ -2675,3 +2675,16 @@ fn a_list_of_data_handed_back_does_not_make_a_helper_worth_evaluating() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert!(out.json()["unresolved"].as_array().unwrap().is_empty(), "{}", out.stdout);
 }
+
+#[test]
+fn a_list_gathered_in_one_collective_keeps_each_tensor_at_its_own_scale() {
+    // `weights, ids, x = group.all_gatherv([weights, ids, x])` on a group class of the tree
+    // that is not evaluated: gathered tensor by tensor. As one piece of data, the tokens took
+    // both shared slots' 1/factor into the experts and the weighting multiplied them (MIXED).
+    for entry in ["gate.gathered_list.OwnGroupMoE", "gate.gathered_list.GatheredListMoE"] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", entry]);
+        assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{entry}: {}", out.stdout);
+        let rows = out.json()["rows"].as_array().unwrap().clone();
+        assert_eq!(rows.len(), 1, "{}", out.stdout);
+    }
+}
