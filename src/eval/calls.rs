@@ -349,9 +349,17 @@ impl Interp<'_, '_> {
     /// Calls every alternative of `callee`.
     pub fn call(&mut self, callee: &G, args: Args, pc: &Cond, loc: Loc) -> G {
         let mut out = G::empty();
+        // An optional module (`SharedExperts(config) if n_shared else None`) called where it is
+        // `None` raises `TypeError` (see `getattr_g` for why only an optional one).
+        let optional = callee.iter().any(|(_, v)| matches!(v, Value::Const(Constant::None)))
+            && callee.iter().any(|(_, v)| matches!(v, Value::Obj(_) | Value::ExternalObj(_)));
         for (c, v) in callee.0.clone() {
             let c = c.and(pc);
             if !self.conds.feasible(&c) {
+                continue;
+            }
+            if optional && matches!(v, Value::Const(Constant::None)) {
+                self.raise_of(Some("TypeError"), &c, loc);
                 continue;
             }
             let result = self.call_value(&v, args.clone(), &c, loc);

@@ -1078,7 +1078,19 @@ impl Interp<'_, '_> {
     /// `value.attr` for every alternative.
     pub fn getattr_g(&mut self, base: &G, attr: &str, pc: &Cond, loc: Loc) -> G {
         let mut out = G::empty();
+        // An optional object (`SharedExperts(config) if config.n_shared_experts else None`):
+        // where it is `None`, reading an attribute of it raises `AttributeError` (which `hasattr`
+        // and `getattr(..., default)` catch). A value that is only ever `None` here is left as
+        // before: it may be an object attached by code the evaluation does not run (`layer.runner
+        // = runner` from a model runner), and raising would drop every configuration.
+        let optional = base.iter().any(|(_, v)| matches!(v, Value::Const(Constant::None)))
+            && base.iter().any(|(_, v)| matches!(v, Value::Obj(_) | Value::ExternalObj(_)))
+            && !(attr.starts_with("__") && attr.ends_with("__"));
         for (c, v) in base.0.clone() {
+            if optional && matches!(v, Value::Const(Constant::None)) {
+                self.raise_of(Some("AttributeError"), &c.and(pc), loc);
+                continue;
+            }
             let got = self.getattr(&v, attr, &c, loc);
             out.extend(&self.conds, got.restrict(&self.conds, pc));
         }

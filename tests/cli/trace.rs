@@ -2688,3 +2688,23 @@ fn a_list_gathered_in_one_collective_keeps_each_tensor_at_its_own_scale() {
         assert_eq!(rows.len(), 1, "{}", out.stdout);
     }
 }
+
+#[test]
+fn an_attribute_of_none_raises() {
+    // `self.shared_experts.add_scaled(...)` with the shared experts `None`: AttributeError,
+    // so those configurations are left out (and listed) instead of making an UNKNOWN row.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.none_attribute.OptionalSharedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.stdout.contains("self.shared_experts.add_scaled"), "{}", out.stdout);
+    let raises = out.json()["raises"].as_array().cloned().unwrap_or_default();
+    assert_eq!(raises.len(), 1, "{}", out.json());
+    // Called where it is `None`: TypeError, listed.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.none_attribute.SharedAddMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let raises = out.json()["raises"].as_array().cloned().unwrap_or_default();
+    assert!(raises.iter().any(|r| r["source"] == "self.shared_experts(hidden_states)"), "{}", out.json());
+    // A runner only ever `None` here, attached by code not run: not a raise in every
+    // configuration.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.none_attribute.AttachedRunnerMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
