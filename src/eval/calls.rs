@@ -392,6 +392,11 @@ impl Interp<'_, '_> {
             }
             Value::ExternalObj(path) => {
                 let path = path.clone();
+                if is_normalization(&path) {
+                    if let Some(normalized) = self.normalization_call(&args, pc) {
+                        return normalized;
+                    }
+                }
                 self.call_external(&format!("{path}.__call__"), Some(callee.clone()), args, pc, loc)
             }
             Value::Builtin(name) => {
@@ -510,6 +515,7 @@ impl Interp<'_, '_> {
     /// A callee that could not be resolved: data passed to it comes back as data of unknown
     /// scale (reported), anything else as a symbol.
     fn call_unknown(&mut self, label: &str, sym: Option<SymId>, args: Args, pc: &Cond, loc: Loc) -> G {
+        let args = self.with_splatted_data(args);
         let carries_data = args.has_data();
         // A wrapper handed one container of objects (`offloader.wrap_modules(layers)`) is
         // assumed to give the same items back; said so, since it is an assumption.
@@ -1006,6 +1012,7 @@ impl Interp<'_, '_> {
                 self.pending_writers.push((reach, later));
             }
         }
+        let args = self.with_splatted_data(args);
         let has_data = args.has_data();
         // An operator the tree registers (`@register_custom_op(...)`) takes tensors and numbers
         // only, so a module it runs is looked up at run time (`moe_layers[layer_id]`): it may
@@ -1600,6 +1607,16 @@ impl Interp<'_, '_> {
             ObjKind::Instance(c) | ObjKind::Abstract(c, _) => *c,
             _ => return G::under(pc.clone(), Value::unknown("calling a container")),
         };
+        let normalizes = {
+            let mro = self.resolver.mro(class);
+            mro.classes.iter().any(|c| is_normalization(self.index.class(*c).name.as_str()))
+                || mro.external.iter().any(|e| is_normalization(e))
+        };
+        if normalizes && !self.class_mentions(class) {
+            if let Some(normalized) = self.normalization_call(&args, pc) {
+                return normalized;
+            }
+        }
         for name in ["__call__", "forward"] {
             if let Some((_, g)) = self.class_attr(class, name, loc) {
                 let g = self.map(&g, |this, v| this.bind_class_attr(v, Value::Obj(id), false));
@@ -1610,6 +1627,79 @@ impl Interp<'_, '_> {
             pc.clone(),
             Value::unknown(format!("{} has no __call__ or forward in the tree", self.index.class(class).name)),
         )
+    }
+
+    /// `args` with the entries of the dicts it splats (`self.self_attn(**attn_kwargs)`) as
+    /// keywords, when they hold data and nothing else does: for a call not evaluated, data
+    /// handed in a dict is data handed over, and what it gives is data too. (Named by the call
+    /// instead, the result was an unknown value, which `x *= 1 / v` then took for a number
+    /// derived from the factor.) An entry present only in some configurations is handed where
+    /// it is, and `None` elsewhere.
+    fn with_splatted_data(&self, args: Args) -> Args {
+        if args.has_data() || args.splats.is_empty() {
+            return args;
+        }
+        let mut keywords = Vec::new();
+        for splat in &args.splats {
+            for (c, v) in splat.iter() {
+                let Value::Obj(id) = v else { continue };
+                let ObjKind::Dict(entries) = &self.read_object(*id).kind else { continue };
+                for (key, g) in entries {
+                    if args.keywords.iter().any(|(k, _)| k.as_str() == &**key) {
+                        continue;
+                    }
+                    let mut value = g.restrict(&self.conds, c);
+                    // Absent where the entry is not set: handed nothing there.
+                    let gap = c.and(&value.coverage(&self.conds).not());
+                    value.push(&self.conds, gap, Value::none());
+                    keywords.push((Name::new(&**key), Arg { value, loc: None }));
+                }
+            }
+        }
+        if !keywords.iter().any(|(_, a)| a.value.iter().any(|(_, v)| matches!(v, Value::Num(_)))) {
+            return args;
+        }
+        let mut expanded = args;
+        expanded.keywords.extend(keywords);
+        expanded.splats.clear();
+        expanded
+    }
+
+    /// A normalization layer called on data (`self.norm(x)`, `self.post_attention_layernorm(x,
+    /// residual)`): its output does not depend on the scale of its input (`RMSNorm(v * x) ==
+    /// RMSNorm(x)`), so data scaled as a whole comes out of no scale; a factor applied to the
+    /// input of the next layer's norm is gone from what the norm gives. Data whose parts are
+    /// scaled differently (`routed * v + shared`) keeps its parts: the norm rescales the sum, the
+    /// factor still weighs one part against the other. Handed a residual too (the fused
+    /// add-and-norm of serving stacks), it normalizes `x + residual` and carries that sum on.
+    /// `None` when not called on data, or when handed the traced value itself (then its code is
+    /// evaluated).
+    fn normalization_call(&mut self, args: &Args, pc: &Cond) -> Option<G> {
+        if args.carry_traced() {
+            return None;
+        }
+        let named = |names: &[&str]| {
+            args.keywords.iter().find(|(k, _)| names.contains(&k.as_str())).map(|(_, a)| a.value.clone())
+        };
+        let x = args.positional.first().map(|a| a.value.clone()).or_else(|| named(&["x", "hidden_states", "input"]))?;
+        if !x.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor)) {
+            return None;
+        }
+        let residual = args.positional.get(1).map(|a| a.value.clone()).or_else(|| named(&["residual"]));
+        let mut out = G::empty();
+        for (c, r) in residual.unwrap_or_else(|| G::under(*pc, Value::none())).restrict(&self.conds, pc).0 {
+            let input = match &r {
+                Value::Const(Constant::None) => x.restrict(&self.conds, &c),
+                _ => self.union_nums(&x.restrict(&self.conds, &c), &G::under(c, r.clone()), &c),
+            };
+            let normalized = self.map(&input, |_, v| normalized(v));
+            let value = match r {
+                Value::Const(Constant::None) => normalized,
+                _ => G::under(c, Value::Tuple(Rc::new(vec![normalized, input]))),
+            };
+            out.extend(&self.conds, value);
+        }
+        Some(out)
     }
 
     /// A method called on an object whose class is unknown but bounded by a base class: one
@@ -2075,4 +2165,21 @@ fn written_arguments(frame: &Frame) -> Vec<(super::interp::ArgSlot, G)> {
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+/// What a normalization layer makes of one alternative of its input (see
+/// `Interp::normalization_call`).
+fn normalized(value: Value) -> Value {
+    match value {
+        Value::Num(n) if n.parts.windows(2).any(|w| w[0].exp != w[1].exp) => Value::Num(n),
+        _ => Value::Num(Rc::new(Num::plain_tensor())),
+    }
+}
+
+/// Whether a class (or an outside class's path) is a normalization layer: RMS or layer norm, by
+/// the names every framework gives them (`RMSNorm`, `GemmaRMSNorm`, `DeepseekV3RMSNorm`,
+/// `torch.nn.LayerNorm`).
+fn is_normalization(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+    last.ends_with("rmsnorm") || last.ends_with("layernorm")
 }

@@ -1107,7 +1107,7 @@ impl Interp<'_, '_> {
         found
     }
 
-    fn class_mentions(&mut self, class: ClassId) -> bool {
+    pub(super) fn class_mentions(&mut self, class: ClassId) -> bool {
         if let Some(&known) = self.relevance.class_mentions.get(&class) {
             return known;
         }

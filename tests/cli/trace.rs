@@ -2708,3 +2708,33 @@ fn an_attribute_of_none_raises() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.none_attribute.AttachedRunnerMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
 }
+
+#[test]
+fn a_normalization_layer_gives_data_of_no_scale() {
+    // `RMSNorm(v * x) == RMSNorm(x)`: scaling before a norm has no effect on what it gives
+    // (NEVER), while the residual a fused add-and-norm carries on keeps the scale, and so does
+    // the norm of a sum of differently scaled parts (ONCE).
+    for (entry, expected) in [
+        ("gate.normalized.ScaleThenNormMoE", (1, "NEVER")),
+        ("gate.normalized.LayerNormMoE", (1, "NEVER")),
+        ("gate.normalized.FusedAddNormMoE", (0, "ONCE")),
+        ("gate.normalized.SharedThenNormMoE", (0, "ONCE")),
+    ] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", entry]);
+        assert_eq!((code, verdict.as_str()), expected, "{entry}: {}", out.stdout);
+    }
+}
+
+#[test]
+fn data_handed_in_a_dict_splat_is_data_handed_over() {
+    // `self.self_attn(**attn_kwargs)` not evaluated gives data, which `*=` then scales: one
+    // application site. Named by the call, the result was taken for a number derived from the
+    // factor, and the output was the factor itself, with no site.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.splatted_kwargs.SplattedAttentionLayer"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let rows = out.json()["rows"].as_array().unwrap().clone();
+    assert_eq!(rows.len(), 1, "{}", out.stdout);
+    let sites = rows[0]["parts"][0]["sites"].as_array().unwrap();
+    assert_eq!(sites.len(), 1, "{}", out.stdout);
+    assert_eq!(sites[0]["code"], "hidden_states *= self.routed_scaling_factor", "{}", out.stdout);
+}
