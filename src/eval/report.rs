@@ -703,6 +703,17 @@ fn collect_nums(
         return;
     }
     match value {
+        // An output that is a number derived from the factor, with no application site (an
+        // unknown value the code multiplied, taken for a number rather than data), says nothing
+        // of how often data was scaled: not counted as applications.
+        Value::Num(n)
+            if !n.tensor && path.is_empty() && n.carries_traced() && n.parts.iter().all(|p| p.sites.is_empty()) =>
+        {
+            unknown.push(format!(
+                "the output is a number derived from {}, not data the evaluation followed",
+                interp.traced.name
+            ))
+        }
         // Data is what gets scaled; scalars an output object carries along (a config value, the
         // factor itself kept for later) are not part of the answer.
         Value::Num(n) if n.tensor || path.is_empty() => out.push((*cond, n.clone(), path.to_string())),

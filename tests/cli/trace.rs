@@ -2738,3 +2738,15 @@ fn data_handed_in_a_dict_splat_is_data_handed_over() {
     assert_eq!(sites.len(), 1, "{}", out.stdout);
     assert_eq!(sites[0]["code"], "hidden_states *= self.routed_scaling_factor", "{}", out.stdout);
 }
+
+#[test]
+fn an_output_that_is_a_number_derived_from_the_factor_is_no_application() {
+    // `out = get_buffers().output; out *= v; return out`: an unknown value times the factor is
+    // a number derived from it, not data scaled at a site. UNKNOWN, saying why (it read ONCE
+    // with no application site).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.derived_number.BufferedOutputMoE"]);
+    assert_eq!(verdict, "UNKNOWN", "{}", out.stdout);
+    assert_ne!(code, 0);
+    let reason = out.json()["rows"][0]["reason"].as_str().unwrap_or_default().to_string();
+    assert!(reason.contains("a number derived from routed_scaling_factor"), "{}", out.stdout);
+}
