@@ -1030,11 +1030,12 @@ impl Interp<'_, '_> {
                 other => other,
             });
         }
-        let path = self.index.function_path(func);
-        if let Some(combined) = self.collective_result(&path, &args, pc) {
+        let name = self.index.function(func).name.clone();
+        if let Some(combined) = self.collective_result(name.as_str(), &args, pc) {
             return combined;
         }
         if has_data {
+            let path = self.index.function_path(func);
             let receiver = receiver.filter(|r| matches!(r, Value::Num(_)));
             // Scaled data in a record handed over beside it (`experts(x, routing)`, the weights
             // in `routing`) takes part like data handed over directly.
@@ -1316,30 +1317,21 @@ impl Interp<'_, '_> {
         }
         let mut unknown_keywords = false;
         for splat in &args.splats {
-            for (c, v) in splat.0.clone() {
-                let Value::Obj(id) = v else {
-                    unknown_keywords = true;
-                    continue;
-                };
-                let ObjKind::Dict(entries) = self.read_object(id).kind.clone() else {
-                    unknown_keywords = true;
-                    continue;
-                };
-                for (key, entry) in entries {
-                    let entry = entry.restrict(&self.conds, &c);
-                    let entry = self.note_argument(&entry, loc, &qualname, &key);
-                    match crate::index::keyword_slot(&params, &key) {
-                        Some(p) => {
-                            // The entry may be present only under some conditions: overlay it.
-                            let covered = entry.coverage(&self.conds);
-                            let mut merged = entry;
-                            if let Some(old) = given[p].take() {
-                                merged.extend(&self.conds, old.restrict(&self.conds, &covered.not()));
-                            }
-                            given[p] = Some(merged);
+            let (entries, unknown) = self.splatted_entries(splat);
+            unknown_keywords |= unknown;
+            for (key, entry, _) in entries {
+                let entry = self.note_argument(&entry, loc, &qualname, &key);
+                match crate::index::keyword_slot(&params, &key) {
+                    Some(p) => {
+                        // The entry may be present only under some conditions: overlay it.
+                        let covered = entry.coverage(&self.conds);
+                        let mut merged = entry;
+                        if let Some(old) = given[p].take() {
+                            merged.extend(&self.conds, old.restrict(&self.conds, &covered.not()));
                         }
-                        None => extra_keywords.push((key, entry)),
+                        given[p] = Some(merged);
                     }
+                    None => extra_keywords.push((key, entry)),
                 }
             }
         }
@@ -1629,6 +1621,29 @@ impl Interp<'_, '_> {
         )
     }
 
+    /// The entries of the dicts a `**splat` may be, each restricted to where the splat is that
+    /// dict (with that condition), and whether it may also be something else (not a dict the
+    /// evaluation built).
+    fn splatted_entries(&self, splat: &G) -> (Vec<(Rc<str>, G, Cond)>, bool) {
+        let mut entries = Vec::new();
+        let mut unknown = false;
+        for (c, v) in splat.iter() {
+            let dict = match v {
+                Value::Obj(id) => match &self.read_object(*id).kind {
+                    ObjKind::Dict(dict) => Some(dict),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(dict) = dict else {
+                unknown = true;
+                continue;
+            };
+            entries.extend(dict.iter().map(|(key, g)| (key.clone(), g.restrict(&self.conds, c), *c)));
+        }
+        (entries, unknown)
+    }
+
     /// `args` with the entries of the dicts it splats (`self.self_attn(**attn_kwargs)`) as
     /// keywords, when they hold data and nothing else does: for a call not evaluated, data
     /// handed in a dict is data handed over, and what it gives is data too. (Named by the call
@@ -1641,19 +1656,14 @@ impl Interp<'_, '_> {
         }
         let mut keywords = Vec::new();
         for splat in &args.splats {
-            for (c, v) in splat.iter() {
-                let Value::Obj(id) = v else { continue };
-                let ObjKind::Dict(entries) = &self.read_object(*id).kind else { continue };
-                for (key, g) in entries {
-                    if args.keywords.iter().any(|(k, _)| k.as_str() == &**key) {
-                        continue;
-                    }
-                    let mut value = g.restrict(&self.conds, c);
-                    // Absent where the entry is not set: handed nothing there.
-                    let gap = c.and(&value.coverage(&self.conds).not());
-                    value.push(&self.conds, gap, Value::none());
-                    keywords.push((Name::new(&**key), Arg { value, loc: None }));
+            for (key, mut value, c) in self.splatted_entries(splat).0 {
+                if args.keywords.iter().any(|(k, _)| k.as_str() == &*key) {
+                    continue;
                 }
+                // Absent where the entry is not set: handed nothing there.
+                let gap = c.and(&value.coverage(&self.conds).not());
+                value.push(&self.conds, gap, Value::none());
+                keywords.push((Name::new(&*key), Arg { value, loc: None }));
             }
         }
         if !keywords.iter().any(|(_, a)| a.value.iter().any(|(_, v)| matches!(v, Value::Num(_)))) {
@@ -2180,6 +2190,11 @@ fn normalized(value: Value) -> Value {
 /// the names every framework gives them (`RMSNorm`, `GemmaRMSNorm`, `DeepseekV3RMSNorm`,
 /// `torch.nn.LayerNorm`).
 fn is_normalization(name: &str) -> bool {
-    let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
-    last.ends_with("rmsnorm") || last.ends_with("layernorm")
+    let ends_with = |suffix: &str| {
+        name.len()
+            .checked_sub(suffix.len())
+            .and_then(|at| name.get(at..))
+            .is_some_and(|end| end.eq_ignore_ascii_case(suffix))
+    };
+    ends_with("rmsnorm") || ends_with("layernorm")
 }
