@@ -477,13 +477,17 @@ impl Interp<'_, '_> {
                         format!("{target_text} (element of {})", self.text(loc)),
                         None,
                     );
+                    let snippet = crate::syntax::snippet(&self.index.file(loc.file).text, loc.span);
+                    let mut atoms = Vec::with_capacity(items.len());
+                    for i in 0..items.len() {
+                        let key = AtomKey::Equals(index, Constant::Int(i as i64));
+                        atoms.push(self.atom(key, || format!("{target_text} is element {i} of {snippet}")));
+                    }
+                    // Made together, they read as "this element and no other": what each
+                    // element leads to, `or`-ed over the elements, then stays small.
+                    self.conds.one_hot(&atoms);
                     for (i, item) in items.iter().enumerate() {
-                        let atom = self.atom(AtomKey::Equals(index, Constant::Int(i as i64)), || {
-                            format!(
-                                "{target_text} is element {i} of {}",
-                                crate::syntax::snippet(&self.index.file(loc.file).text, loc.span)
-                            )
-                        });
+                        let atom = self.atom(AtomKey::Equals(index, Constant::Int(i as i64)), String::new);
                         out.extend(&self.conds, item.restrict(&self.conds, &c.and(&atom)));
                     }
                 }
@@ -803,9 +807,10 @@ impl Interp<'_, '_> {
         if matches!(c, Constant::None) && self.never_none.contains(&s) {
             return self.conds.falsity();
         }
-        let atom = self.atom(AtomKey::Equals(s, c.clone()), || format!("{display} == {c}"));
+        // The members' equalities first: for a member, the atom then reads as "this member
+        // and no other" (`Conds::exactly_one`).
         self.member_equality(s);
-        atom
+        self.atom(AtomKey::Equals(s, c.clone()), || format!("{display} == {c}"))
     }
 
     /// A value declared as an enum is one of its members: once it is compared with one, its

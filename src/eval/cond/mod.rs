@@ -242,6 +242,13 @@ pub struct Conds {
     vacuous: Vec<(usize, &'static str)>,
     /// Atoms that could not be created because of [`MAX_ATOMS`].
     pub overflowed: bool,
+    /// For an atom of an "exactly one of these" group, the condition "this one and none of the
+    /// others". The same function as the atom wherever the constraints hold, and the form that
+    /// keeps diagrams small: a choice among `n` classes made before what each class then tests
+    /// (`quant_config is X and X's own tests`, `or`-ed over the classes) is a diagram of size
+    /// exponential in `n` over the bare atoms (ordered first, each may be true with any other),
+    /// and about `n * n` nodes plus the tests over these.
+    one_hot: FxHashMap<usize, Cond>,
     /// The [`AtomKey::PerProgram`] atoms, by variable.
     per_program: rustc_hash::FxHashSet<u32>,
     /// Bumped when the constraints change; feasibility answers of older generations are stale.
@@ -265,6 +272,7 @@ impl Default for Conds {
             raising_links: RefCell::default(),
             vacuous: Vec::new(),
             overflowed: false,
+            one_hot: FxHashMap::default(),
             per_program: rustc_hash::FxHashSet::default(),
             generation: std::cell::Cell::new(0),
             feasible_cache: RefCell::default(),
@@ -296,7 +304,7 @@ impl Conds {
     /// The condition "atom holds", creating the atom on first use.
     pub fn atom(&mut self, key: AtomKey, display: impl FnOnce() -> String) -> Cond {
         if let Some(&i) = self.by_key.get(&key) {
-            return Self::var(i);
+            return self.one_hot.get(&i).copied().unwrap_or_else(|| Self::var(i));
         }
         if self.atoms.len() >= MAX_ATOMS {
             // Past the bound a fact is not represented; the trace reports the bound and its
@@ -399,26 +407,56 @@ impl Conds {
         })
     }
 
-    /// Adds "exactly one of these holds" (for an object whose class is one of several).
+    /// Adds "exactly one of these holds" (for an object whose class is one of several, an
+    /// enum-typed value's member). From then on each of these atoms reads as "this one and
+    /// none of the others" (see `one_hot`).
     pub fn exactly_one(&mut self, sym: SymId, conds: &[Cond]) {
         let mut any = self.falsity();
         for c in conds {
             any = any.or(c);
         }
+        self.one_hot(conds);
         let group = self.groups.get(&sym).copied().unwrap_or(Cond(TRUE));
         self.groups.insert(sym, group.and(&any));
         self.generation.set(self.generation.get() + 1);
     }
 
+    /// Atoms of which at most one holds (a constraint already in place), made together: from
+    /// now on each reads as "this one and none of the others" (see the field `one_hot`). Atoms
+    /// that already read so keep their form.
+    pub fn one_hot(&mut self, conds: &[Cond]) {
+        let vars: Vec<usize> =
+            conds.iter().filter_map(|c| self.as_literal(c)).filter(|(_, holds)| *holds).map(|(v, _)| v).collect();
+        if vars.len() != conds.len() || vars.len() < 2 {
+            return;
+        }
+        for &var in &vars {
+            if self.one_hot.contains_key(&var) {
+                continue;
+            }
+            let mut minterm = Self::var(var);
+            for &other in vars.iter().filter(|o| **o != var) {
+                minterm = minterm.and(&Self::var(other).not());
+            }
+            self.one_hot.insert(var, minterm);
+        }
+    }
+
     /// The constraints that concern the atoms `cond` depends on.
     fn constraints_for(&self, cond: &Cond) -> Cond {
-        let mut out = self.fixed;
+        self.fixed.and(&self.groups_for(cond))
+    }
+
+    /// The groups of constraints about the atoms `cond` depends on (assumptions left out).
+    fn groups_for(&self, cond: &Cond) -> Cond {
+        let mut out = self.truth();
         if self.groups.is_empty() {
             return out;
         }
+        let mut seen = FxHashSet::default();
         for atom in self.support(cond) {
             if let Some(s) = self.atoms[atom].key.about() {
-                if let Some(group) = self.groups.get(&s) {
+                if let Some(group) = self.groups.get(&s).filter(|_| seen.insert(s)) {
                     out = out.and(group);
                 }
             }
@@ -528,14 +566,24 @@ impl Conds {
         for cube in cubes {
             let mut lits: Vec<(usize, bool)> = cube.into_iter().map(|(v, b)| (v as usize, b)).collect();
             prime(&mut lits);
-            // `not (x == "a") and not (x == "b")` where `x` can only be "c" there reads as
-            // `x == "c"`: the equality it implies goes last, so the negations go first.
-            if let Some(implied) = self.implied_equality(&lits, &care) {
-                lits.push(implied);
-                prime(&mut lits);
+            // `not (x == "a") and not (x == "b")` where `x` can only be "c" or "d" there reads
+            // as `x == "c"` or `x == "d"`: the equalities it implies go last, so the negations
+            // go first.
+            match self.implied_equalities(&lits, &care).as_slice() {
+                [] => {
+                    lits.sort();
+                    out.push(lits);
+                }
+                implied => {
+                    for &member in implied {
+                        let mut lits = lits.clone();
+                        lits.push((member, true));
+                        prime(&mut lits);
+                        lits.sort();
+                        out.push(lits);
+                    }
+                }
             }
-            lits.sort();
-            out.push(lits);
         }
         out.sort();
         out.dedup();
@@ -558,32 +606,39 @@ impl Conds {
         (out.len() <= MAX_PRODUCTS).then_some(out)
     }
 
-    /// An equality of a value that a product only negates equalities of, which the product
-    /// implies among the configurations `care`.
-    fn implied_equality(&self, lits: &[(usize, bool)], care: &Cond) -> Option<(usize, bool)> {
+    /// The equalities of a value that a product only negates equalities of, one of which the
+    /// product implies among the configurations `care`: at most as many as it negates (the
+    /// positive form is then no longer), none otherwise.
+    fn implied_equalities(&self, lits: &[(usize, bool)], care: &Cond) -> Vec<usize> {
         let mut cube = self.truth();
         for &(atom, holds) in lits {
             cube = cube.and(&self.literal_cond(atom, holds));
         }
-        let stated = |sym: &SymId| {
-            lits.iter().any(|&(a, holds)| holds && matches!(&self.atoms[a].key, AtomKey::Equals(s, _) if s == sym))
-        };
+        let mut done: Vec<SymId> = Vec::new();
         for &(atom, holds) in lits {
             let AtomKey::Equals(sym, _) = &self.atoms[atom].key else { continue };
-            if holds || stated(sym) {
+            let of_sym = |a: usize| matches!(&self.atoms[a].key, AtomKey::Equals(s, _) if s == sym);
+            if holds || done.contains(sym) || lits.iter().any(|&(a, h)| h && of_sym(a)) {
                 continue;
             }
-            for (other, candidate) in self.atoms.iter().enumerate() {
-                let same_value = matches!(&candidate.key, AtomKey::Equals(s, _) if s == sym);
-                if same_value && !lits.iter().any(|(a, _)| *a == other) {
-                    let fails = cube.and(&self.literal_cond(other, false));
-                    if !care.meets(&fails) {
-                        return Some((other, true));
-                    }
-                }
+            done.push(*sym);
+            let negated = lits.iter().filter(|&&(a, _)| of_sym(a)).count();
+            let candidates: Vec<usize> = (0..self.atoms.len())
+                .filter(|&a| of_sym(a) && !lits.iter().any(|(l, _)| *l == a))
+                .filter(|&a| care.meets(&cube.and(&self.literal_cond(a, true))))
+                .collect();
+            if candidates.is_empty() || candidates.len() > negated {
+                continue;
+            }
+            let mut none = cube;
+            for &a in &candidates {
+                none = none.and(&self.literal_cond(a, false));
+            }
+            if !care.meets(&none) {
+                return candidates;
             }
         }
-        None
+        Vec::new()
     }
 
     /// A condition that agrees with `class` wherever `care` (and the constraints) hold,
@@ -790,8 +845,16 @@ impl Conds {
         // be full at the end of a large evaluation).
         let fixed = with(|t| t.cube(self.fixed.0));
         let mut memo = FxHashMap::default();
+        let mut pairs = FxHashMap::default();
         for (cond, loc) in &self.raised_at {
-            let share = with(|t| t.share(cond.0, &fixed, &mut memo));
+            // Among the assignments the constraints allow: a class chosen among four is a
+            // quarter of them, whatever the atoms spelling the choice.
+            let constraints = self.groups_for(cond);
+            let share = with(|t| {
+                let allowed = t.share(constraints.0, &fixed, &mut memo);
+                let both = t.share_both(cond.0, constraints.0, &fixed, &mut pairs, &mut memo);
+                if allowed > 0.0 { both / allowed } else { 0.0 }
+            });
             let entry = widest.entry(*loc).or_insert(0.0);
             *entry = entry.max(share);
         }
@@ -920,6 +983,51 @@ pub fn constant_truthy(c: &Constant) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A choice among `n` made before what each choice then tests: read as "this one and no
+    /// other", the `or` over the choices is a chain per choice, not a node per subset.
+    #[test]
+    fn a_choice_made_first_keeps_its_diagrams_small() {
+        let mut conds = Conds::default();
+        let n = 20;
+        let choice =
+            |conds: &mut Conds, i: i64| conds.atom(AtomKey::Equals(0, Constant::Int(i)), || format!("x == {i}"));
+        let atoms: Vec<Cond> = (0..n).map(|i| choice(&mut conds, i)).collect();
+        conds.exactly_one(0, &atoms);
+        let before = approximated();
+        let mut any = conds.falsity();
+        for i in 0..n {
+            let picked = choice(&mut conds, i);
+            let test = conds.atom(AtomKey::Test(format!("y{i}")), || format!("y{i}"));
+            any = any.or(&picked.and(&test));
+        }
+        assert_eq!(approximated(), before, "an operation was too large and approximated");
+        assert!(size(&any) < (n * n * 2) as usize, "{} nodes", size(&any));
+        // Printed without the other choices it rules out.
+        let third = choice(&mut conds, 3);
+        let y3 = conds.atom(AtomKey::Test("y3".into()), || "y3".into());
+        assert_eq!(conds.render(&third.and(&y3)), "x == 3 and y3");
+        // Not two choices at once; some choice always.
+        let fourth = choice(&mut conds, 4);
+        assert!(!conds.feasible(&third.and(&fourth)));
+        assert!(!conds.feasible(&atoms.iter().fold(conds.truth(), |acc, a| acc.and(&a.not()))));
+    }
+
+    /// The share of configurations a raise ends counts a choice among four as a quarter, however
+    /// its atoms spell it.
+    #[test]
+    fn a_raise_shares_configurations_among_those_the_constraints_allow() {
+        let mut conds = Conds::default();
+        let atoms: Vec<Cond> =
+            (0..4).map(|i| conds.atom(AtomKey::Equals(0, Constant::Int(i)), || format!("x == {i}"))).collect();
+        conds.exactly_one(0, &atoms);
+        let first = conds.atom(AtomKey::Equals(0, Constant::Int(0)), String::new);
+        let loc = Loc { file: crate::index::FileId::from_u32(0), span: Default::default() };
+        conds.raises(&first, loc);
+        let places = conds.raise_places();
+        assert_eq!(places.len(), 1);
+        assert!((places[0].1 - 0.25).abs() < 1e-9, "{}", places[0].1);
+    }
 
     #[test]
     fn canonical_and_feasible() {
