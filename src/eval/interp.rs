@@ -110,7 +110,13 @@ pub struct AloneBlock {
 /// them), and where each was raised into it so far.
 pub struct Catch {
     pub handlers: Vec<Option<Vec<String>>>,
+    /// Per handler, where it caught a raise: relative to the call running the `try` (its
+    /// `base`), like that call's own conditions. As absolute conditions, the union of raises
+    /// from many paths deep inside the body (every backend a dispatcher tries) grew to
+    /// hundreds of thousands of nodes, and every statement after it was narrowed by it.
     pub caught: Vec<Cond>,
+    /// The base of the call running the `try` (see `Interp::base`).
+    pub base: Cond,
     /// Per handler, the raises it caught (absolute condition, place): a bare `raise` in the
     /// handler raises them again, where they were.
     pub origins: Vec<Vec<(Cond, Loc)>>,
@@ -949,7 +955,8 @@ impl<'r, 'a> Interp<'r, 'a> {
         self.raise_under(pc, loc);
     }
 
-    /// Where a raise met so far was caught by a `try` being evaluated (absolute, like `base`).
+    /// Where a raise met so far was caught by a `try` being evaluated. Exact where the current
+    /// call runs: each `try`'s part is relative to the call running it, which encloses this one.
     pub fn caught_so_far(&self) -> Cond {
         let mut caught = self.conds.falsity();
         for catch in &self.catching {
@@ -979,7 +986,8 @@ impl<'r, 'a> Interp<'r, 'a> {
         let absolute = pc.and(&self.base);
         for catch in self.catching.iter_mut().rev() {
             if let Some(handler) = catch.handler_for(kind.as_deref()) {
-                catch.caught[handler] = catch.caught[handler].or(&absolute);
+                let relative = absolute.simplify_within(&catch.base);
+                catch.caught[handler] = catch.caught[handler].or(&relative);
                 catch.origins[handler].push((absolute, loc));
                 self.not_replayable();
                 return;

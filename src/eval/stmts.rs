@@ -462,6 +462,7 @@ impl Interp<'_, '_> {
             self.catching.push(super::interp::Catch {
                 handlers: types,
                 caught: vec![self.conds.falsity(); handlers.len()],
+                base: self.base,
                 origins: vec![Vec::new(); handlers.len()],
             });
         }
