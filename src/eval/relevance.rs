@@ -78,6 +78,8 @@ pub struct Relevance {
     none_or_value: FxHashMap<FuncId, bool>,
     classifiers: FxHashMap<FuncId, bool>,
     accessors: FxHashMap<FuncId, bool>,
+    /// What each function calls, as resolved statically (see `static_callees`).
+    callees: FxHashMap<FuncId, Rc<[FuncId]>>,
     getters: FxHashMap<FuncId, bool>,
     /// Functions that return lists they fill in a loop over a parameter (see
     /// `fills_lists_from_parameter`).
@@ -1028,7 +1030,7 @@ impl Interp<'_, '_> {
             return false;
         }
         let mut found = false;
-        for callee in self.static_callees(func) {
+        for &callee in self.static_callees(func).iter() {
             if self.mentions(callee, depth + 1) {
                 found = true;
                 break;
@@ -1055,7 +1057,7 @@ impl Interp<'_, '_> {
         // Marked first: a cycle of calls ends here.
         self.relevance.operator_users.insert(func, false);
         let mut found = false;
-        for callee in self.static_callees(func) {
+        for &callee in self.static_callees(func).iter() {
             if self.looks_up_its_module(callee) || self.calls_module_operator(callee, depth + 1) {
                 found = true;
                 break;
@@ -1093,7 +1095,7 @@ impl Interp<'_, '_> {
             return false;
         }
         let mut found = false;
-        for callee in self.static_callees(func) {
+        for &callee in self.static_callees(func).iter() {
             if self.writes_attribute(callee, attr, depth + 1) {
                 found = true;
                 break;
@@ -1149,7 +1151,18 @@ impl Interp<'_, '_> {
 
     /// The functions a function may call, as resolution sees them statically: functions and
     /// methods, constructors (`__init__`), and module calls (`forward`).
-    fn static_callees(&mut self, func: FuncId) -> Vec<FuncId> {
+    fn static_callees(&mut self, func: FuncId) -> Rc<[FuncId]> {
+        // Resolution is a function of the index: the callees of a function are the same every
+        // time the static searches (which keep only some of their answers) walk through it.
+        if let Some(known) = self.relevance.callees.get(&func) {
+            return known.clone();
+        }
+        let callees: Rc<[FuncId]> = self.resolve_static_callees(func).into();
+        self.relevance.callees.insert(func, callees.clone());
+        callees
+    }
+
+    fn resolve_static_callees(&mut self, func: FuncId) -> Vec<FuncId> {
         let module = self.index.file(func.file).ast();
         let facts = self.index.function(func).clone();
         let Some(ruff_python_ast::Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, facts.range)
