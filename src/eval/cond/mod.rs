@@ -836,13 +836,17 @@ impl Conds {
         }
     }
 
-    /// Where the code raises, with the share of all configurations each place ends (atoms
-    /// weighted equally; assumptions not counted), widest first, one entry per place.
+    /// Where the code raises, with the share of the configurations the constraints allow each
+    /// place ends (atoms weighted equally; assumptions not counted), widest first, one entry
+    /// per place.
     pub fn raise_places(&self) -> Vec<(Loc, f64)> {
         let mut widest: FxHashMap<Loc, f64> = FxHashMap::default();
         // Assumptions are single-atom constraints: their conjunction is one path of the
-        // diagram, whose atoms count with their assumed value (no node is built: the table may
-        // be full at the end of a large evaluation).
+        // diagram, whose atoms count with their assumed value (no node is built for them). The
+        // groups of constraints are conjoined: the table may be full at the end of a large
+        // evaluation, and a conjunction too large is then a wider one (a share less exact),
+        // which is no bound of the answer and not counted as one.
+        let before = approximated();
         let fixed = with(|t| t.cube(self.fixed.0));
         let mut memo = FxHashMap::default();
         let mut pairs = FxHashMap::default();
@@ -858,6 +862,7 @@ impl Conds {
             let entry = widest.entry(*loc).or_insert(0.0);
             *entry = entry.max(share);
         }
+        forget_approximations(before);
         let mut places: Vec<(Loc, f64)> = widest.into_iter().collect();
         places.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         places
