@@ -8,7 +8,7 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use super::calls::{Arg, Args};
-use super::cond::Cond;
+use super::cond::{AtomKey, Cond};
 use super::interp::{AloneBlock, Assume, AssumedValue, Interp, ObjKind, Traced};
 use super::kernels::KernelModels;
 use super::trace::{HopKind, SiteKind};
@@ -167,8 +167,12 @@ const MAX_SPLITS_SHOWN: usize = 12;
 pub struct SplitOut {
     pub name: String,
     pub assume_as: String,
-    /// Branches whose two arms both ran, split on this atom.
+    /// Branches whose two arms both ran, split on this atom (on any of `values`).
     pub branches: usize,
+    /// For a value compared with several constants, those constants, most branched on first
+    /// (`name` is then the value, and `assume_as` fixes it to the first); empty for an atom.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -1083,20 +1087,7 @@ fn answer(
     }
     let atoms = atom_names.into_iter().map(|display| atom_out(&interp.conds, display)).collect();
     // When the evaluation was cut short, the atoms it split on most are what to fix first.
-    let widest_splits: Vec<SplitOut> = if budget_spent {
-        let mut counted: Vec<(usize, usize)> = interp.splits.iter().map(|(&a, &n)| (a, n)).collect();
-        counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        counted
-            .into_iter()
-            .take(MAX_SPLITS_SHOWN)
-            .map(|(atom, branches)| {
-                let name = interp.conds.literal(atom, true);
-                SplitOut { assume_as: assume_spelling(&name), name, branches }
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let widest_splits: Vec<SplitOut> = if budget_spent { widest_splits(interp) } else { Vec::new() };
     let assumptions = interp
         .assumes
         .iter()
@@ -1277,6 +1268,53 @@ fn site_out(interp: &Interp, id: SiteId, care: &Cond, fuel: &mut usize) -> SiteO
 
 /// How to pin an atom with `--assume`, as a shell word: `NAME=true` for a plain atom, the
 /// symbol and value for an equality, the class for an "is" atom.
+/// The atoms the evaluation split on most. The equalities of one value with several constants
+/// (an enum's members, a backend's names) are one entry, the value: one `--assume` fixes them
+/// all, and listed apart they would fill the list with one question.
+fn widest_splits(interp: &Interp) -> Vec<SplitOut> {
+    let conds = &interp.conds;
+    let mut by_value: rustc_hash::FxHashMap<SymId, Vec<(usize, usize)>> = Default::default();
+    let mut entries: Vec<(usize, usize, Vec<(usize, usize)>)> = Vec::new();
+    for (&atom, &branches) in &interp.splits {
+        match conds.atoms()[atom].key {
+            AtomKey::Equals(sym, _) => by_value.entry(sym).or_default().push((atom, branches)),
+            _ => entries.push((branches, atom, Vec::new())),
+        }
+    }
+    for (_, mut members) in by_value {
+        members.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let total = members.iter().map(|(_, n)| n).sum();
+        let first = members[0].0;
+        if members.len() == 1 {
+            members.clear();
+        }
+        entries.push((total, first, members));
+    }
+    entries.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    entries
+        .into_iter()
+        .take(MAX_SPLITS_SHOWN)
+        .map(|(branches, first, members)| {
+            let literal = conds.literal(first, true);
+            let assume_as = assume_spelling(&literal);
+            let (name, values) = match (&conds.atoms()[first].key, members.is_empty()) {
+                (AtomKey::Equals(sym, _), false) => {
+                    let values = members
+                        .iter()
+                        .filter_map(|(atom, _)| match &conds.atoms()[*atom].key {
+                            AtomKey::Equals(_, c) => Some(c.to_string()),
+                            _ => None,
+                        })
+                        .collect();
+                    (interp.syms[*sym as usize].label(), values)
+                }
+                _ => (literal, Vec::new()),
+            };
+            SplitOut { name, assume_as, branches, values }
+        })
+        .collect()
+}
+
 fn assume_spelling(atom: &str) -> String {
     shell_word(&assignment(atom))
 }

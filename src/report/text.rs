@@ -545,11 +545,21 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
     if !report.widest_splits.is_empty() {
         let _ = writeln!(out, "\nthe evaluation branched most on these atoms (fixing some with --assume narrows it):");
         for split in &report.widest_splits {
+            // A value compared with several constants: the value and the first few of them.
+            let values = match split.values.len() {
+                0 => String::new(),
+                n => {
+                    let shown: Vec<&str> = split.values.iter().take(4).map(String::as_str).collect();
+                    let more = if n > 4 { format!(", ... ({n} values)") } else { String::new() };
+                    format!(" == {}{more}", shown.join(" | "))
+                }
+            };
             let _ = writeln!(
                 out,
-                "  {:>5} branches  {}   --assume {}",
+                "  {:>5} branches  {}{}   --assume {}",
                 split.branches,
                 short(&split.name),
+                values,
                 split.assume_as
             );
         }

@@ -250,6 +250,43 @@ fn a_trace_cut_short_names_the_atoms_to_assume_first() {
 }
 
 #[test]
+fn a_value_compared_with_several_constants_is_one_atom_to_assume() {
+    // `config.backend == "a"` and `== "b"` are two atoms and one question: listed as the value,
+    // with its constants (most branched on first), and branched on more than `config.hot`
+    // counted together.
+    let mut body = String::new();
+    for i in 0..4100 {
+        body.push_str(&format!("        if config.flag_{i}:\n            x = x + 0\n"));
+        if i % 80 == 0 {
+            body.push_str("        if config.hot:\n            x = x + 0\n");
+        }
+        if i % 100 == 0 {
+            body.push_str("        if config.backend == \"a\":\n            x = x + 0\n");
+        }
+        if i % 150 == 0 {
+            body.push_str("        if config.backend == \"b\":\n            x = x + 0\n");
+        }
+    }
+    let source = format!(
+        "import torch\nfrom torch import nn\n\nclass Wide(nn.Module):\n    def __init__(self, config):\n        super().__init__()\n        self.config = config\n        self.routed_scaling_factor = config.routed_scaling_factor\n\n    def forward(self, x):\n        config = self.config\n{body}        return x * self.routed_scaling_factor\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("wide")).unwrap();
+    std::fs::write(dir.path().join("wide/__init__.py"), "").unwrap();
+    std::fs::write(dir.path().join("wide/model.py"), source).unwrap();
+    let out = run(dir.path(), &["trace", "routed_scaling_factor", "--entry", "Wide", "--format", "json"]);
+    let json = out.json();
+    assert_eq!((out.code, json["verdict"].as_str().unwrap()), (3, "UNKNOWN"), "{}", out.stdout);
+    let top = &json["widest_splits"][0];
+    assert_eq!(top["name"], "config.backend", "{}", json["widest_splits"]);
+    assert_eq!(top["values"], serde_json::json!(["\"a\"", "\"b\""]));
+    assert_eq!(top["assume_as"], "config.backend=a");
+    assert_eq!(json["widest_splits"][1]["name"], "config.hot");
+    let text = run(dir.path(), &["trace", "routed_scaling_factor", "--entry", "Wide"]).stdout;
+    assert!(text.contains("config.backend == \"a\" | \"b\"   --assume config.backend=a"), "{text}");
+}
+
+#[test]
 fn carrying_the_factor_next_to_unscaled_data_is_not_applying_it() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "DeferredMoE"]);
     assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
