@@ -222,16 +222,13 @@ fn a_sentinel_is_itself_and_nothing_else() {
     assert_eq!(atoms, ["forced_backend() == \"reference\""]);
 }
 
-#[test]
-fn a_trace_cut_short_names_the_atoms_to_assume_first() {
-    // More tests than the atom bound: the evaluation is cut short, and says which atom it
-    // branched on most.
+/// A tree whose `Wide.forward` tests more configuration flags than the atom bound allows
+/// (so the evaluation is cut short), with `extra(i)` inserted after the `i`-th test.
+fn wide_tree(extra: impl Fn(usize) -> String) -> tempfile::TempDir {
     let mut body = String::new();
     for i in 0..4100 {
         body.push_str(&format!("        if config.flag_{i}:\n            x = x + 0\n"));
-        if i % 80 == 0 {
-            body.push_str("        if config.hot:\n            x = x + 0\n");
-        }
+        body.push_str(&extra(i));
     }
     let source = format!(
         "import torch\nfrom torch import nn\n\nclass Wide(nn.Module):\n    def __init__(self, config):\n        super().__init__()\n        self.config = config\n        self.routed_scaling_factor = config.routed_scaling_factor\n\n    def forward(self, x):\n        config = self.config\n{body}        return x * self.routed_scaling_factor\n"
@@ -240,6 +237,19 @@ fn a_trace_cut_short_names_the_atoms_to_assume_first() {
     std::fs::create_dir_all(dir.path().join("wide")).unwrap();
     std::fs::write(dir.path().join("wide/__init__.py"), "").unwrap();
     std::fs::write(dir.path().join("wide/model.py"), source).unwrap();
+    dir
+}
+
+/// `if TEST:` with a body, indented for `wide_tree`, when `due`.
+fn wide_test(due: bool, test: &str) -> String {
+    if due { format!("        if {test}:\n            x = x + 0\n") } else { String::new() }
+}
+
+#[test]
+fn a_trace_cut_short_names_the_atoms_to_assume_first() {
+    // More tests than the atom bound: the evaluation is cut short, and says which atom it
+    // branched on most.
+    let dir = wide_tree(|i| wide_test(i % 80 == 0, "config.hot"));
     let out = run(dir.path(), &["trace", "routed_scaling_factor", "--entry", "Wide", "--format", "json"]);
     let json = out.json();
     assert_eq!((out.code, json["verdict"].as_str().unwrap()), (3, "UNKNOWN"), "{}", out.stdout);
@@ -254,26 +264,11 @@ fn a_value_compared_with_several_constants_is_one_atom_to_assume() {
     // `config.backend == "a"` and `== "b"` are two atoms and one question: listed as the value,
     // with its constants (most branched on first), and branched on more than `config.hot`
     // counted together.
-    let mut body = String::new();
-    for i in 0..4100 {
-        body.push_str(&format!("        if config.flag_{i}:\n            x = x + 0\n"));
-        if i % 80 == 0 {
-            body.push_str("        if config.hot:\n            x = x + 0\n");
-        }
-        if i % 100 == 0 {
-            body.push_str("        if config.backend == \"a\":\n            x = x + 0\n");
-        }
-        if i % 150 == 0 {
-            body.push_str("        if config.backend == \"b\":\n            x = x + 0\n");
-        }
-    }
-    let source = format!(
-        "import torch\nfrom torch import nn\n\nclass Wide(nn.Module):\n    def __init__(self, config):\n        super().__init__()\n        self.config = config\n        self.routed_scaling_factor = config.routed_scaling_factor\n\n    def forward(self, x):\n        config = self.config\n{body}        return x * self.routed_scaling_factor\n"
-    );
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("wide")).unwrap();
-    std::fs::write(dir.path().join("wide/__init__.py"), "").unwrap();
-    std::fs::write(dir.path().join("wide/model.py"), source).unwrap();
+    let dir = wide_tree(|i| {
+        wide_test(i % 80 == 0, "config.hot")
+            + &wide_test(i % 100 == 0, "config.backend == \"a\"")
+            + &wide_test(i % 150 == 0, "config.backend == \"b\"")
+    });
     let out = run(dir.path(), &["trace", "routed_scaling_factor", "--entry", "Wide", "--format", "json"]);
     let json = out.json();
     assert_eq!((out.code, json["verdict"].as_str().unwrap()), (3, "UNKNOWN"), "{}", out.stdout);
