@@ -43,6 +43,9 @@ const SIMPLIFY_MAX_NODES: usize = 200_000;
 const DECISIVE_MAX_NODES: usize = 20_000;
 /// The fewest steps one call of [`Conds::decisive`] is given while any are left.
 const DECISIVE_MIN_FUEL: usize = 100_000;
+/// Nodes a feasibility check's search for a path may visit before it builds the constraints
+/// instead (see [`Conds::search_feasible`]).
+const FEASIBLE_SEARCH_NODES: usize = 100_000;
 /// Nodes an example configuration's search may visit (see `Table::constrained_cube`).
 const EXAMPLE_SEARCH_NODES: usize = 50_000;
 
@@ -479,9 +482,56 @@ impl Conds {
                 return answer;
             }
         }
-        let answer = cond.meets(&self.constraints_for(cond));
+        let answer = match self.search_feasible(cond) {
+            Some(answer) => answer,
+            None => cond.meets(&self.constraints_for(cond)),
+        };
         self.feasible_cache.borrow_mut().insert(cond.0, (generation, answer));
         answer
+    }
+
+    /// [`Conds::feasible`] without building the conjunction of the constraints: a search for
+    /// one path of `cond` that the assumptions and each group of constraints allow. Building
+    /// that conjunction was most of the nodes of a large trace (groups over atoms far apart
+    /// in the order conjoin into large diagrams), though the answer is usually found on the
+    /// first path. `None` when the search took too long.
+    fn search_feasible(&self, cond: &Cond) -> Option<bool> {
+        if self.fixed.is_false() {
+            return Some(false);
+        }
+        let fixed = with(|t| t.cube(self.fixed.0));
+        let mut groups: Vec<u32> = Vec::new();
+        let mut group_of: FxHashMap<u32, usize> = FxHashMap::default();
+        let mut last_var: Vec<u32> = Vec::new();
+        let mut index_of: FxHashMap<SymId, usize> = FxHashMap::default();
+        if !self.groups.is_empty() {
+            for atom in self.support(cond) {
+                let Some(sym) = self.atoms[atom].key.about() else { continue };
+                let Some(group) = self.groups.get(&sym) else { continue };
+                let i = *index_of.entry(sym).or_insert_with(|| {
+                    groups.push(group.0);
+                    last_var.push(0);
+                    groups.len() - 1
+                });
+                group_of.insert(atom as u32, i);
+                last_var[i] = last_var[i].max(atom as u32);
+            }
+        }
+        with(|t| {
+            // A group the assumptions already break rules out every path.
+            if groups.iter().any(|&g| !t.satisfiable_under(g, &fixed)) {
+                return Some(false);
+            }
+            let states: Vec<Vec<u32>> = groups.iter().map(|&g| vec![g]).collect();
+            let mut search = table::PathSearch {
+                group_of: &group_of,
+                last_var: &last_var,
+                fixed: &fixed,
+                fuel: FEASIBLE_SEARCH_NODES,
+                failed: FxHashSet::default(),
+            };
+            t.consistent_path(cond.0, &states, &mut search)
+        })
     }
 
     /// `cond` restricted to what the constraints allow.
@@ -1053,6 +1103,61 @@ mod tests {
         assert!(!conds.feasible(&x.and(&y)));
         // `x == "fi" and not (x == "ep")` prints without the implied literal.
         assert_eq!(conds.render(&y.and(&x.not())), "x == \"fi\"");
+    }
+
+    /// Values whose equalities are made in turns (so each value's atoms lie far apart in the
+    /// order), and a class choice; `x0 == 1` fixed.
+    fn interleaved_values(conds: &mut Conds) -> Vec<Cond> {
+        let mut atoms = Vec::new();
+        for constant in 0..4 {
+            for sym in 0..5 {
+                let text = format!("x{sym} == {constant}");
+                atoms.push(conds.atom(AtomKey::Equals(sym, Constant::Int(constant)), || text));
+            }
+        }
+        let classes: Vec<Cond> = (0..3)
+            .map(|c| conds.atom(AtomKey::IsClass(9, ClassId { file: crate::index::FileId::from_u32(0), local: c }), || format!("o is C{c}")))
+            .collect();
+        conds.exactly_one(9, &classes);
+        atoms.extend(classes);
+        conds.fix(5, true);
+        atoms
+    }
+
+    #[test]
+    fn feasibility_agrees_with_conjoining_the_constraints_and_builds_nothing() {
+        let mut conds = Conds::default();
+        let atoms = interleaved_values(&mut conds);
+        // Conditions made of random literals, `and`-ed and `or`-ed (a fixed linear
+        // congruential sequence: the same cases every run).
+        let mut seed: u64 = 7;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        let (mut feasible, mut infeasible) = (0, 0);
+        for _ in 0..2000 {
+            let mut cond = conds.falsity();
+            for _ in 0..1 + next(2) {
+                let mut product = conds.truth();
+                for _ in 0..2 + next(6) {
+                    let atom = atoms[next(atoms.len())];
+                    product = product.and(&if next(3) == 0 { atom.not() } else { atom });
+                }
+                cond = cond.or(&product);
+            }
+            let before = node_count();
+            let answer = conds.feasible(&cond);
+            assert_eq!(node_count(), before, "a feasibility check built nodes");
+            assert_eq!(answer, cond.meets(&conds.constraints_for(&cond)), "{}", conds.render(&cond));
+            match answer {
+                true => feasible += 1,
+                false if !cond.is_false() => infeasible += 1,
+                false => {}
+            }
+        }
+        // Both answers came up, the second for conditions only the constraints rule out.
+        assert!(feasible > 100 && infeasible > 100, "{feasible} {infeasible}");
     }
 
     #[test]

@@ -25,6 +25,26 @@ pub const TRUE: u32 = 1;
 /// Marks an abandoned operation while it unwinds. Never an edge: node indices stay far below
 /// 2^31 ([`HARD_MAX_NODES`]).
 pub const ABANDONED: u32 = u32::MAX;
+
+/// A search for one path of a diagram that groups of constraints over disjoint sets of atoms
+/// all allow ([`Table::consistent_path`]). Because the groups share no atom, a path that
+/// leaves each group satisfiable extends to a configuration of all of them at once.
+pub struct PathSearch<'g> {
+    /// The group each atom of the searched diagram belongs to, if any.
+    pub group_of: &'g FxHashMap<u32, usize>,
+    /// The last atom (in the diagram's order) of each group that the searched diagram tests.
+    pub last_var: &'g [u32],
+    /// Atoms fixed beforehand (assumptions).
+    pub fixed: &'g FxHashMap<u32, bool>,
+    /// Diagram nodes the search may still visit.
+    pub fuel: usize,
+    /// Nodes, with the groups' states, from which no path is allowed.
+    pub failed: FxHashSet<Vec<u32>>,
+}
+
+/// Nodes a group's state may hold during a [`PathSearch`].
+const MAX_STATE_NODES: usize = 64;
+
 /// The terminal's variable: after every atom.
 const TERMINAL_VAR: u32 = u32::MAX;
 
@@ -365,6 +385,133 @@ impl Table {
         let r = self.intersects(a0, b0) || self.intersects(a1, b1);
         self.meets.insert(a, b, r as u32, self.nodes.len());
         r
+    }
+
+    /// Searches `f` for a path that every group allows (see [`PathSearch`]), without building
+    /// a node. `states[j]`: what is left of group `j` along the path so far, as nodes of which
+    /// one must hold (an atom the path skipped may take either value). `Some(true)`: there is
+    /// such a path; `Some(false)`: there is none; `None`: the search ran out of fuel.
+    pub fn consistent_path(&self, f: u32, states: &[Vec<u32>], search: &mut PathSearch) -> Option<bool> {
+        if f == FALSE {
+            return Some(false);
+        }
+        if f == TRUE {
+            let allowed = states.iter().all(|state| state.iter().any(|&g| self.satisfiable_under(g, search.fixed)));
+            return Some(allowed);
+        }
+        let var = self.var(f);
+        // A group none of whose atoms lie below `f` is done: it only has to be satisfiable, and
+        // then its state no longer tells paths apart (the memo of failures finds more).
+        let mut collapsed: Option<Vec<Vec<u32>>> = None;
+        for (j, state) in states.iter().enumerate() {
+            if search.last_var[j] < var && state.as_slice() != [TRUE] {
+                if !state.iter().any(|&g| self.satisfiable_under(g, search.fixed)) {
+                    return Some(false);
+                }
+                collapsed.get_or_insert_with(|| states.to_vec())[j] = vec![TRUE];
+            }
+        }
+        let states: &[Vec<u32>] = collapsed.as_deref().unwrap_or(states);
+        let mut key: Vec<u32> = Vec::with_capacity(1 + states.iter().map(|s| s.len() + 1).sum::<usize>());
+        key.push(f);
+        for state in states {
+            key.extend_from_slice(state);
+            key.push(ABANDONED);
+        }
+        if search.failed.contains(&key) {
+            return Some(false);
+        }
+        if search.fuel == 0 {
+            return None;
+        }
+        search.fuel -= 1;
+        let (lo, hi) = self.cofactors(f, var);
+        // A branch that ends the search at once first.
+        let order = if hi == TRUE { [(true, hi), (false, lo)] } else { [(false, lo), (true, hi)] };
+        for (holds, child) in order {
+            if child == FALSE || search.fixed.get(&var).is_some_and(|&fixed| fixed != holds) {
+                continue;
+            }
+            let found = match search.group_of.get(&var) {
+                Some(&j) => match self.advance(&states[j], var, holds, search.fixed) {
+                    None => return None,
+                    Some(next) if next.is_empty() => Some(false),
+                    Some(next) => {
+                        let mut states = states.to_vec();
+                        states[j] = next;
+                        self.consistent_path(child, &states, search)
+                    }
+                },
+                None => self.consistent_path(child, states, search),
+            };
+            match found {
+                Some(false) => {}
+                other => return other,
+            }
+        }
+        search.failed.insert(key);
+        Some(false)
+    }
+
+    /// A group's state (nodes of which one must hold) once `var` takes the value `holds`: atoms
+    /// above `var` that the path skipped take either value (or the one they are fixed to).
+    /// `None` when the state grew past a few nodes.
+    fn advance(&self, state: &[u32], var: u32, holds: bool, fixed: &FxHashMap<u32, bool>) -> Option<Vec<u32>> {
+        let mut out = Vec::new();
+        let mut stack = state.to_vec();
+        while let Some(g) = stack.pop() {
+            if g == FALSE {
+                continue;
+            }
+            if g == TRUE {
+                return Some(vec![TRUE]);
+            }
+            let top = self.var(g);
+            let (lo, hi) = self.cofactors(g, top);
+            if top == var {
+                out.push(if holds { hi } else { lo });
+            } else if top > var {
+                out.push(g);
+            } else {
+                match fixed.get(&top) {
+                    Some(&value) => stack.push(if value { hi } else { lo }),
+                    None => stack.extend([lo, hi]),
+                }
+            }
+            if out.len() + stack.len() > MAX_STATE_NODES {
+                return None;
+            }
+        }
+        if out.contains(&TRUE) {
+            return Some(vec![TRUE]);
+        }
+        out.retain(|&g| g != FALSE);
+        out.sort_unstable();
+        out.dedup();
+        Some(out)
+    }
+
+    /// Whether `g` holds for some values of the atoms `assign` leaves open.
+    pub fn satisfiable_under(&self, g: u32, assign: &FxHashMap<u32, bool>) -> bool {
+        fn walk(t: &Table, g: u32, assign: &FxHashMap<u32, bool>, failed: &mut FxHashSet<u32>) -> bool {
+            if g <= TRUE {
+                return g == TRUE;
+            }
+            if failed.contains(&g) {
+                return false;
+            }
+            let var = t.var(g);
+            let (lo, hi) = t.cofactors(g, var);
+            let ok = match assign.get(&var) {
+                Some(&holds) => walk(t, if holds { hi } else { lo }, assign, failed),
+                None => walk(t, lo, assign, failed) || walk(t, hi, assign, failed),
+            };
+            if !ok {
+                failed.insert(g);
+            }
+            ok
+        }
+        walk(self, g, assign, &mut FxHashSet::default())
     }
 
     /// Whether some configuration of `a` and some configuration of `b` differ at most in the
