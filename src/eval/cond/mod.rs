@@ -1116,7 +1116,11 @@ mod tests {
             }
         }
         let classes: Vec<Cond> = (0..3)
-            .map(|c| conds.atom(AtomKey::IsClass(9, ClassId { file: crate::index::FileId::from_u32(0), local: c }), || format!("o is C{c}")))
+            .map(|c| {
+                conds.atom(AtomKey::IsClass(9, ClassId { file: crate::index::FileId::from_u32(0), local: c }), || {
+                    format!("o is C{c}")
+                })
+            })
             .collect();
         conds.exactly_one(9, &classes);
         atoms.extend(classes);
