@@ -563,11 +563,39 @@ impl Interp<'_, '_> {
             return result;
         }
         let text = self.text(loc);
-        let value = match sym {
-            Some(s) => self.sym(SymKey::Path(s, "()".into()), format!("{label}()"), None),
-            None => self.sym(SymKey::At(loc, text.clone()), text, None),
+        let value = match (sym, self.unknown_call_arguments(&args)) {
+            (Some(s), Some((key, shown))) => self.sym(SymKey::Path(s, key), format!("{label}{shown}"), None),
+            _ => self.sym(SymKey::At(loc, text.clone()), text, None),
         };
         G::under(pc.clone(), value)
+    }
+
+    /// The arguments of a call of an unknown value, when each is one constant or one unknown
+    /// value: what tells its result apart from other calls of it (`cfg.get("bits")` is not
+    /// `cfg.get("group_size")`; two calls with the same arguments are the same value), and
+    /// how it is shown. `None` otherwise: the call is then a value of its own, by where it is.
+    fn unknown_call_arguments(&self, args: &Args) -> Option<(String, String)> {
+        if args.unknown_star || !args.splats.is_empty() {
+            return None;
+        }
+        let one = |g: &G| match g.single() {
+            Some(Value::Const(c)) => Some((c.to_string(), c.to_string())),
+            Some(Value::Sym(s)) => Some((format!("${s}"), self.syms[*s as usize].label())),
+            _ => None,
+        };
+        let mut keys = Vec::new();
+        let mut shown = Vec::new();
+        for arg in &args.positional {
+            let (key, text) = one(&arg.value)?;
+            keys.push(key);
+            shown.push(text);
+        }
+        for (name, arg) in &args.keywords {
+            let (key, text) = one(&arg.value)?;
+            keys.push(format!("{name}={key}"));
+            shown.push(format!("{name}={text}"));
+        }
+        Some((format!("({})", keys.join(", ")), format!("({})", shown.join(", "))))
     }
 
     /// What a collective communication gives (`group.all_reduce(x)`, `all_gatherv([w, ids,

@@ -316,6 +316,19 @@ fn one_unknown_backend_asked_in_three_places_is_one_atom() {
 }
 
 #[test]
+fn calls_of_an_unknown_value_with_different_arguments_are_different_values() {
+    // `layer.get("bits", 4)` and `layer.get("group_size", 128)`: two settings, both of which
+    // may hold. Read as one value, the TWICE row was infeasible and the trace missed it.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "LayerConfigMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    let bits = "quant_config.extra_config[\"experts\"].get(\"bits\", 4) == 4";
+    let group = "quant_config.extra_config[\"experts\"].get(\"group_size\", 128) == 64";
+    let rows = rows(&out);
+    assert!(rows.contains(&("TWICE".into(), 2, format!("{group} and {bits}"))), "{rows:?}");
+    assert!(rows.iter().any(|r| r.0 == "NEVER"), "{rows:?}");
+}
+
+#[test]
 fn predicates_on_one_value_exclude_each_other() {
     // `is_fused()` and `is_none()` are one-line predicates on the same value: evaluated, they
     // become equalities of one symbol, which cannot both hold.
