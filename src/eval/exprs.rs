@@ -832,6 +832,33 @@ impl Interp<'_, '_> {
 
     /// How a value is named in an atom: a symbol by its label, a constant by its value,
     /// anything else by the source text.
+    /// What tells an item of an unknown value apart from its other items, and how it is
+    /// shown: a constant index, an unknown one (by its name), or a tuple of those; any other
+    /// index is an item of its own, by where it is read (two such reads are not assumed to
+    /// read one item).
+    fn index_key(&self, index: &Value, loc: Loc) -> (String, String) {
+        if let Value::Tuple(items) = index {
+            let parts: Option<Vec<String>> = items
+                .iter()
+                .map(|g| match g.single() {
+                    Some(v @ (Value::Const(_) | Value::Sym(_))) => Some(self.value_label(v, "")),
+                    _ => None,
+                })
+                .collect();
+            if let Some(parts) = parts {
+                let text = format!("({})", parts.join(", "));
+                return (text.clone(), text);
+            }
+        }
+        match index {
+            Value::Const(_) | Value::Sym(_) => {
+                let label = self.value_label(index, "");
+                (label.clone(), label)
+            }
+            _ => (format!("…@{}:{}", loc.file.as_u32(), loc.span.start), "…".to_string()),
+        }
+    }
+
     pub fn value_label(&self, value: &Value, text: &str) -> String {
         match value {
             Value::Sym(s) => self.syms[*s as usize].label(),
@@ -966,8 +993,9 @@ impl Interp<'_, '_> {
                     // `kernel[grid](...)` launches the kernel; the grid does not matter here.
                     (Value::Func(_) | Value::External(_), _) => bv.clone(),
                     (Value::Sym(s), _) => {
-                        let display = format!("{}[{}]", self.syms[*s as usize].display, self.value_label(&iv, "…"));
-                        self.sym(SymKey::Path(*s, format!("[{}]", self.value_label(&iv, "…"))), display, None)
+                        let (key, shown) = self.index_key(&iv, loc);
+                        let display = format!("{}[{shown}]", self.syms[*s as usize].display);
+                        self.sym(SymKey::Path(*s, format!("[{key}]")), display, None)
                     }
                     (Value::ExternalObj(_) | Value::Unknown(_), _) => Value::Num(Rc::new(Num::plain_tensor())),
                     _ => Value::unknown(format!("subscript `{}`", self.text(loc))),

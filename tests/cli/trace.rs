@@ -329,6 +329,16 @@ fn calls_of_an_unknown_value_with_different_arguments_are_different_values() {
 }
 
 #[test]
+fn items_of_an_unknown_value_under_different_keys_are_different_values() {
+    // `group_sizes[(0, "w13")]` and `group_sizes[(1, "w2")]`: two items, which may both be 64.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "TupleKeyMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    let rows = rows(&out);
+    let both = "quant_config.group_sizes[(0, \"w13\")] == 64 and quant_config.group_sizes[(1, \"w2\")] == 64";
+    assert!(rows.contains(&("TWICE".into(), 2, both.into())), "{rows:?}");
+}
+
+#[test]
 fn predicates_on_one_value_exclude_each_other() {
     // `is_fused()` and `is_none()` are one-line predicates on the same value: evaluated, they
     // become equalities of one symbol, which cannot both hold.
