@@ -574,7 +574,7 @@ impl Interp<'_, '_> {
     /// value: what tells its result apart from other calls of it (`cfg.get("bits")` is not
     /// `cfg.get("group_size")`; two calls with the same arguments are the same value), and
     /// how it is shown. `None` otherwise: the call is then a value of its own, by where it is.
-    fn unknown_call_arguments(&self, args: &Args) -> Option<(String, String)> {
+    pub(super) fn unknown_call_arguments(&self, args: &Args) -> Option<(String, String)> {
         if args.unknown_star || !args.splats.is_empty() {
             return None;
         }

@@ -1079,7 +1079,20 @@ impl Interp<'_, '_> {
             }
             let text = self.text(loc);
             let display = if text.len() <= 120 { text } else { format!("{path}(...)") };
-            let v = self.sym(SymKey::External(display.clone()), display, None);
+            // The same call text may be handed different values (`os.environ.get(name)` in a
+            // helper called with two names): keyed and shown by what it was handed, when that
+            // is known; by where it is otherwise.
+            let (key, display) = match self.unknown_call_arguments(args) {
+                Some((key, shown)) => {
+                    let callee = display.split('(').next().unwrap_or(&display).to_string();
+                    let written = display.strip_prefix(callee.as_str()).unwrap_or_default();
+                    let literal = written == shown || written.replace('\'', "\"") == shown;
+                    let display = if literal { display.clone() } else { format!("{callee}{shown}") };
+                    (format!("{callee}{key}"), display)
+                }
+                None => (format!("{display}@{}:{}", loc.file.as_u32(), loc.span.start), display),
+            };
+            let v = self.sym(SymKey::External(key), display, None);
             return G::under(pc.clone(), v);
         }
         // Cross product of the carriers' alternatives, bounded.

@@ -339,6 +339,19 @@ fn items_of_an_unknown_value_under_different_keys_are_different_values() {
 }
 
 #[test]
+fn one_outside_call_handed_different_values_reads_different_values() {
+    // `os.environ.get(name, "0")` in a helper called with two names: two switches. Read as one
+    // (the same call text), the trace said ONCE everywhere.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "EnvHelperMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    let fused = "os.environ.get(\"FUSED_TOPK\", \"0\") == \"1\"";
+    let skip = "os.environ.get(\"SKIP_OUTPUT_SCALE\", \"0\") == \"1\"";
+    let rows = rows(&out);
+    assert!(rows.contains(&("TWICE".into(), 2, format!("{fused} and not ({skip})"))), "{rows:?}");
+    assert!(rows.contains(&("NEVER".into(), 0, format!("not ({fused}) and {skip}"))), "{rows:?}");
+}
+
+#[test]
 fn predicates_on_one_value_exclude_each_other() {
     // `is_fused()` and `is_none()` are one-line predicates on the same value: evaluated, they
     // become equalities of one symbol, which cannot both hold.
