@@ -830,8 +830,6 @@ impl Interp<'_, '_> {
         self.conds.exactly_one(s, &equalities);
     }
 
-    /// How a value is named in an atom: a symbol by its label, a constant by its value,
-    /// anything else by the source text.
     /// What tells an item of an unknown value apart from its other items, and how it is
     /// shown: a constant index, an unknown one (by its name), or a tuple of those; any other
     /// index is an item of its own, by where it is read (two such reads are not assumed to
@@ -859,6 +857,8 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// How a value is named in an atom: a symbol by its label, a constant by its value,
+    /// anything else by the source text.
     pub fn value_label(&self, value: &Value, text: &str) -> String {
         match value {
             Value::Sym(s) => self.syms[*s as usize].label(),

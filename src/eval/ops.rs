@@ -1084,11 +1084,10 @@ impl Interp<'_, '_> {
             // is known; by where it is otherwise.
             let (key, display) = match self.unknown_call_arguments(args) {
                 Some((key, shown)) => {
-                    let callee = display.split('(').next().unwrap_or(&display).to_string();
-                    let written = display.strip_prefix(callee.as_str()).unwrap_or_default();
+                    let (callee, written) = split_call_text(&display);
                     let literal = written == shown || written.replace('\'', "\"") == shown;
                     let display = if literal { display.clone() } else { format!("{callee}{shown}") };
-                    (format!("{callee}{key}"), display)
+                    (format!("{path}|{callee}{key}"), display)
                 }
                 None => (format!("{display}@{}:{}", loc.file.as_u32(), loc.span.start), display),
             };
@@ -1628,4 +1627,40 @@ fn is_standard_library(path: &str) -> bool {
         "zlib",
     ];
     MODULES.contains(&path.split('.').next().unwrap_or(path))
+}
+
+/// A call's text split into the callee and its argument list (the parenthesized part at the
+/// end): `get_config()["x"].get(name, 0)` is `get_config()["x"].get` and `(name, 0)`. The
+/// whole text and nothing when it does not end with one.
+fn split_call_text(text: &str) -> (&str, &str) {
+    if !text.ends_with(')') {
+        return (text, "");
+    }
+    let mut depth = 0i32;
+    for (i, c) in text.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (&text[..i], &text[i..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    (text, "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_call_text;
+
+    #[test]
+    fn a_call_text_splits_at_its_last_argument_list() {
+        assert_eq!(split_call_text("get_config()[\"x\"].get(name, 0)"), ("get_config()[\"x\"].get", "(name, 0)"));
+        assert_eq!(split_call_text("os.environ.get(f(a), (1, 2))"), ("os.environ.get", "(f(a), (1, 2))"));
+        assert_eq!(split_call_text("envs.X.get()"), ("envs.X.get", "()"));
+        assert_eq!(split_call_text("x[0]"), ("x[0]", ""));
+    }
 }
