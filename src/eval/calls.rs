@@ -1199,15 +1199,21 @@ impl Interp<'_, '_> {
             Some(Value::Class(c)) => self.index.class_path(*c),
             _ => String::new(),
         };
-        let args_key: Vec<String> = args
-            .all_values()
-            .map(|g| match g.single() {
-                Some(Value::Const(c)) => c.to_string(),
-                Some(Value::Sym(s)) => format!("${s}"),
-                Some(Value::Obj(id)) => format!("#{id}"),
-                _ => format!("@{}", loc.span.start),
-            })
-            .collect();
+        // An argument that is not simple, or arguments not seen one by one (`*args`,
+        // `**kwargs`), make the call one of its own, by where it is.
+        let place = format!("@{}:{}", loc.file.as_u32(), loc.span.start);
+        let one = |g: &G| match g.single() {
+            Some(Value::Const(c)) => c.to_string(),
+            Some(Value::Sym(s)) => format!("${s}"),
+            Some(Value::Obj(id)) => format!("#{id}"),
+            _ => place.clone(),
+        };
+        // Keywords by name: `setting(layer="moe")` is not `setting(kind="moe")`.
+        let mut args_key: Vec<String> = args.positional.iter().map(|a| one(&a.value)).collect();
+        args_key.extend(args.keywords.iter().map(|(name, a)| format!("{name}={}", one(&a.value))));
+        if args.unknown_star || !args.splats.is_empty() {
+            args_key.push(place.clone());
+        }
         format!("{receiver_key}({})", args_key.join(","))
     }
 

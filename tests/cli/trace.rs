@@ -352,6 +352,17 @@ fn one_outside_call_handed_different_values_reads_different_values() {
 }
 
 #[test]
+fn calls_with_one_value_under_different_keywords_are_different_calls() {
+    // `setting(layer="moe")` and `setting(kind="moe")`: keyed by the values alone, one call,
+    // and the trace said ONCE everywhere.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "KeywordSettingMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    let rows = rows(&out);
+    let twice = "setting(layer=\"moe\") == 1 and not (setting(kind=\"moe\") == 1)";
+    assert!(rows.contains(&("TWICE".into(), 2, twice.into())), "{rows:?}");
+}
+
+#[test]
 fn predicates_on_one_value_exclude_each_other() {
     // `is_fused()` and `is_none()` are one-line predicates on the same value: evaluated, they
     // become equalities of one symbol, which cannot both hold.
