@@ -41,6 +41,9 @@ use crate::resolve::{Ctx, Def};
 /// Keyword arguments that name the operator's implementation.
 const IMPLEMENTATION_KEYWORDS: [&str; 4] = ["op_func", "func", "fn", "impl_func"];
 
+/// How deep the search for an operator's lookup goes into the plain functions it calls.
+const MAX_LOOKUP_HELPER_DEPTH: usize = 3;
+
 impl Interp<'_, '_> {
     /// The function of the tree registered as the operator `path` (`torch.ops.NS.NAME`, or
     /// `torch.ops.NS.NAME.default`), when there is exactly one.
@@ -94,8 +97,35 @@ impl Interp<'_, '_> {
     }
 
     /// Whether `func`'s body calls a method of something it looked up by key
-    /// (`layer = context.moe_layers[layer_id]; layer.forward_impl(...)`, or directly).
-    pub fn runs_looked_up_object(&self, func: FuncId) -> bool {
+    /// (`layer = context.moe_layers[layer_id]; layer.forward_impl(...)`, or directly), or a
+    /// plain function it calls does (an operator whose body is `return _run(x, layer_id)`):
+    /// such a helper runs as part of the operator, for the same caller.
+    pub fn runs_looked_up_object(&mut self, func: FuncId) -> bool {
+        self.runs_looked_up_object_within(func, 0)
+    }
+
+    fn runs_looked_up_object_within(&mut self, func: FuncId, depth: usize) -> bool {
+        if let Some(&known) = self.lookup_runners.get(&func) {
+            return known;
+        }
+        // Marked first: a cycle of calls ends here.
+        self.lookup_runners.insert(func, false);
+        let found = self.calls_method_of_looked_up(func)
+            || depth < MAX_LOOKUP_HELPER_DEPTH
+                && self.static_callees(func).iter().any(|&callee| {
+                    self.index.function(callee).class().is_none()
+                        && self.runs_looked_up_object_within(callee, depth + 1)
+                });
+        if found || depth == 0 {
+            self.lookup_runners.insert(func, found);
+        } else {
+            // A "no" found below the top depends on the depth left: not kept.
+            self.lookup_runners.remove(&func);
+        }
+        found
+    }
+
+    fn calls_method_of_looked_up(&self, func: FuncId) -> bool {
         let module = self.index.file(func.file).ast();
         let range = self.index.function(func).range;
         let Some(ast::Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, range) else {
@@ -108,13 +138,27 @@ impl Interp<'_, '_> {
         finder.found
     }
 
+    /// The calling object of the operator now running, when the frame now running is the
+    /// operator's own body or a plain function through which it reaches its lookup (see
+    /// [`Interp::runs_looked_up_object`]): the frames from the operator's on.
+    pub fn operator_frame_caller(&mut self) -> Option<Value> {
+        let (depth, caller) = self.operator_callers.last()?.clone();
+        if depth == 0 || self.stack.len() < depth {
+            return None;
+        }
+        let helpers: Vec<FuncId> = self.stack[depth..].to_vec();
+        for helper in helpers {
+            if self.index.function(helper).class().is_some() || !self.runs_looked_up_object(helper) {
+                return None;
+            }
+        }
+        Some(caller)
+    }
+
     /// `attr` of an object the operator's own body cannot pin down (`sym`), as the calling
     /// object's method (see the module documentation).
     pub fn operator_caller_method(&mut self, sym: SymId, attr: &str, pc: &Cond, loc: Loc) -> Option<G> {
-        let (depth, caller) = self.operator_callers.last()?.clone();
-        if self.stack.len() != depth {
-            return None;
-        }
+        let caller = self.operator_frame_caller()?;
         let Value::Obj(id) = caller else { return None };
         let ObjKind::Instance(class) = self.heap[id as usize].kind else { return None };
         let Some((_, g)) = self.class_attr(class, attr, loc) else {

@@ -312,6 +312,9 @@ pub struct Interp<'r, 'a> {
     /// Functions known to be (or not be) operators that run a module they look up
     /// (`custom_ops::looks_up_its_module`): asked of every function called.
     pub module_operators: FxHashMap<FuncId, bool>,
+    /// Functions that run an object they look up by key, themselves or through plain helpers
+    /// (`custom_ops.rs`).
+    pub lookup_runners: FxHashMap<FuncId, bool>,
     /// Objects that called an operator of the tree, with the call depth of the operator's body.
     pub operator_callers: Vec<(usize, Value)>,
     /// Unknown objects an operator looked up by name, with the object that called the operator,
@@ -486,6 +489,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             registries_filled: Default::default(),
             custom_ops: Default::default(),
             module_operators: Default::default(),
+            lookup_runners: Default::default(),
             operator_callers: Vec::new(),
             looked_up: FxHashMap::default(),
             scaled_cuts: Cond::FALSE,

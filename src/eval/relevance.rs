@@ -113,7 +113,17 @@ impl Interp<'_, '_> {
         // An operator that runs the module calling it (see `custom_ops.rs`) is that module's
         // code: evaluated where the module's own methods would be.
         if let Some((depth, caller)) = self.operator_callers.last().cloned() {
-            if depth == self.stack.len() + 1 && self.looks_up_its_module(func) {
+            // The operator itself, or (from its body) a plain function through which it
+            // reaches its lookup.
+            let operator_code = if depth == self.stack.len() + 1 {
+                self.looks_up_its_module(func)
+            } else {
+                receiver.is_none()
+                    && self.index.function(func).class().is_none()
+                    && self.operator_frame_caller().is_some()
+                    && self.runs_looked_up_object(func)
+            };
+            if operator_code {
                 let mentions = match caller {
                     Value::Obj(id) => match self.heap[id as usize].kind {
                         ObjKind::Instance(class) => self.class_mentions(class),
@@ -1151,7 +1161,7 @@ impl Interp<'_, '_> {
 
     /// The functions a function may call, as resolution sees them statically: functions and
     /// methods, constructors (`__init__`), and module calls (`forward`).
-    fn static_callees(&mut self, func: FuncId) -> Rc<[FuncId]> {
+    pub fn static_callees(&mut self, func: FuncId) -> Rc<[FuncId]> {
         // Resolution is a function of the index: the callees of a function are the same every
         // time the static searches (which keep only some of their answers) walk through it.
         if let Some(known) = self.relevance.callees.get(&func) {

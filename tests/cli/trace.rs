@@ -910,6 +910,20 @@ fn an_operator_the_tree_registers_runs_its_code_for_the_layer_that_called_it() {
 }
 
 #[test]
+fn an_operator_that_looks_its_layer_up_in_a_helper_runs_that_layer() {
+    // The operator's body is `return _run_looked_up(x, layer_id)`, and the helper does the
+    // lookup (SGLang's DeepSeek V4 dual-stream operator): the helper runs as part of the
+    // operator, for the same caller. Skipped, the operator's data passed through: NEVER, and
+    // the variant that scales again read ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.custom_op.DelegatingOpMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let unresolved = out.json()["unresolved"].to_string();
+    assert!(unresolved.contains("is the DelegatingOpMoE that called the operator"), "{unresolved}");
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.custom_op.DoubleDelegatingOpMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+}
+
+#[test]
 fn the_layer_an_operator_looks_up_is_the_one_holding_the_runner_that_called_it() {
     // The runner calls the operator; the operator looks its layer up by name and reads
     // `layer.runner`, which the runner does not have: the layer is the object holding that
