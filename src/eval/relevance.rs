@@ -94,6 +94,9 @@ pub struct Relevance {
     /// Functions that call, as far as resolution can tell, an operator that runs a module it
     /// looks up (see `calls_module_operator`).
     operator_users: FxHashMap<FuncId, bool>,
+    /// Functions every `return` of which builds an object of a class of the tree (see
+    /// `builds_record`).
+    record_builders: FxHashMap<FuncId, bool>,
 }
 
 impl Interp<'_, '_> {
@@ -214,6 +217,13 @@ impl Interp<'_, '_> {
         // the stream again: `hidden_states, batch.stream = self._prepare(...)`): skipped, what
         // it returns would be data, and the object, with what the call left on it, lost.
         if self.gives_back_object(func, args) {
+            return true;
+        }
+        // Handed an object of the tree, a function every `return` of which builds an object of
+        // a class of the tree (`dispatch(x, topk_output)` returning `DispatchOutput(...,
+        // topk_output=topk_output)`) repackages it: skipped, the record would be data, and the
+        // object it holds, whose class steers the code after it, lost.
+        if args.all_values().any(|g| g.iter().any(|(_, v)| self.holds_object(v, 0))) && self.builds_record(func) {
             return true;
         }
         // Handed objects, a helper that sorts them into lists it returns (`declarations,
@@ -814,6 +824,23 @@ impl Interp<'_, '_> {
             }
             _ => false,
         }
+    }
+
+    /// Whether every `return` of `func` (at least one) builds an object of a class of the tree.
+    fn builds_record(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.record_builders.get(&func) {
+            return known;
+        }
+        let scope = self.resolver.local_scope(func);
+        let ctx = Ctx::function(func);
+        let mut built = FxHashSet::default();
+        let found = !scope.returns.is_empty()
+            && scope
+                .returns
+                .iter()
+                .all(|ret| ret.value.as_deref().is_some_and(|value| self.constructed_classes(&ctx, value, &mut built)));
+        self.relevance.record_builders.insert(func, found);
+        found
     }
 
     pub(super) fn is_predicate(&mut self, func: FuncId) -> bool {

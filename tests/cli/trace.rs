@@ -924,6 +924,22 @@ fn an_operator_that_looks_its_layer_up_in_a_helper_runs_that_layer() {
 }
 
 #[test]
+fn a_call_that_wraps_an_object_it_is_handed_into_a_record_is_evaluated() {
+    // `dispatch(x, routing)` returns `DispatchOutput(..., routing=routing)`, and the runner
+    // picks its kernel by the routing's class. Handed routing that carries no factor, the
+    // dispatch was skipped: the record was data, the class a free choice, and the weights path
+    // paired with the kernel's routing read NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.record_builder.RecordDispatchMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.record_builder.TwiceRecordDispatchMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.bypass".into()), ("TWICE".into(), 2, "config.bypass".into())]
+    );
+}
+
+#[test]
 fn the_layer_an_operator_looks_up_is_the_one_holding_the_runner_that_called_it() {
     // The runner calls the operator; the operator looks its layer up by name and reads
     // `layer.runner`, which the runner does not have: the layer is the object holding that
