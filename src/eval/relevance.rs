@@ -849,10 +849,16 @@ impl Interp<'_, '_> {
         }
         let module = self.index.file(func.file).ast();
         let range = self.index.function(func).range;
+        // A platform predicate (`is_cuda()`: `torch.cuda.is_available() and ...`) stays the
+        // atom `--platform` and `--assume _is_cuda=...` name, not the facts it combines.
+        let platform = super::platform::Platform::tests_platform(&format!("{}()", self.index.function(func).name));
         let found = matches!(
             crate::syntax::stmt_with_range(&module.body, range),
             Some(ruff_python_ast::Stmt::FunctionDef(def))
-                if is_simple_predicate(&def.body) || is_boolean_decision(def) || is_declared_fact_of_parameter(def)
+                if is_simple_predicate(&def.body)
+                    || (!platform && is_combined_predicate(&def.body))
+                    || is_boolean_decision(def)
+                    || is_declared_fact_of_parameter(def)
         );
         self.relevance.predicates.insert(func, found);
         found
@@ -1799,6 +1805,31 @@ fn mentions_any(expr: &Expr, names: &[&str]) -> bool {
     let mut finder = Finder { names, found: false };
     ruff_python_ast::visitor::Visitor::visit_expr(&mut finder, expr);
     finder.found
+}
+
+/// A body that is one `return` (after local names for facts) of `and`s and `or`s (or their
+/// negation) of facts that may call without arguments (`return not get_flags().disable_gather and
+/// get_backend().is_cutlass() and is_dp_attention_enabled()`). The flag is the facts it
+/// combines: named by the call, it would be unrelated to them (the backend it tests, chosen
+/// elsewhere, could pair with it either way).
+fn is_combined_predicate(body: &[Stmt]) -> bool {
+    fn combination(expr: &Expr) -> bool {
+        match expr {
+            Expr::BoolOp(b) => b.values.iter().all(|v| is_fact(v, true)),
+            Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => combination(&u.operand),
+            _ => false,
+        }
+    }
+    // Local names for facts first (`b = get_moe_a2a_backend()`), as decisions have.
+    match without_docstring(body) {
+        [names @ .., Stmt::Return(ret)] => {
+            names.iter().all(|stmt| {
+                matches!(stmt, Stmt::Assign(assign)
+                    if matches!(assign.targets.as_slice(), [Expr::Name(_)]) && is_fact(&assign.value, true))
+            }) && ret.value.as_deref().is_some_and(combination)
+        }
+        _ => false,
+    }
 }
 
 /// A small function declared `-> bool` made only of `if`s, `return`s and local names for

@@ -940,6 +940,28 @@ fn a_call_that_wraps_an_object_it_is_handed_into_a_record_is_evaluated() {
 }
 
 #[test]
+fn a_flag_combining_calls_in_one_return_is_the_facts_it_combines() {
+    // `should_gather_fused()` is `get_backend().is_fused() and get_flags().data_parallel`.
+    // Named by its call, it was an atom of its own, and paired with the unfused backend it made
+    // a NEVER row the code never runs.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.combined_predicate.CombinedPredicateMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let atoms = out.json()["atoms"].to_string();
+    assert!(!atoms.contains("should_gather_fused()"), "{atoms}");
+}
+
+#[test]
+fn a_platform_predicate_combining_calls_stays_the_platforms_atom() {
+    // `is_cuda()` is `torch.cuda.is_available() and torch.version.cuda is not None`: a flag
+    // combining calls, but one `--platform` fixes by name. Evaluated, it was torch's facts,
+    // which the platform does not name.
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.platform_predicate.PlatformPredicateMoE", "--platform", "cuda"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
+
+#[test]
 fn the_layer_an_operator_looks_up_is_the_one_holding_the_runner_that_called_it() {
     // The runner calls the operator; the operator looks its layer up by name and reads
     // `layer.runner`, which the runner does not have: the layer is the object holding that
