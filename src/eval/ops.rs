@@ -911,6 +911,21 @@ impl Interp<'_, '_> {
                     G::under(pc.clone(), Value::Obj(id))
                 });
             }
+            // `F.pad(x, pad, mode, value)`: `x` with entries added, filled with `value`, as
+            // `torch.cat([x, torch.full(..., value)])`: the fill's scale is the new entries' only.
+            "pad" if path == "torch.nn.functional.pad" && receiver.is_none() => {
+                if let Some(input) = first {
+                    let input = input.restrict(&self.conds, pc);
+                    let fill = args.positional.get(3).map(|a| a.value.clone()).or_else(|| keyword("value"));
+                    return match fill {
+                        Some(fill) if fill.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.carries_traced())) => {
+                            let fill = self.as_tensor_fill(fill, loc);
+                            self.union_nums(&input, &fill, pc)
+                        }
+                        _ => input,
+                    };
+                }
+            }
             // Filled with a value (`torch.full(shape, v)`, `torch.tensor(v)`): that value's scale.
             "full" | "full_like" if receiver.is_none() && path.starts_with("torch.") => {
                 let fill = args.positional.get(1).map(|a| a.value.clone()).or_else(|| keyword("fill_value"));

@@ -962,6 +962,20 @@ fn a_platform_predicate_combining_calls_stays_the_platforms_atom() {
 }
 
 #[test]
+fn a_pad_value_fills_only_the_new_entries() {
+    // `F.pad(weights, (0, n_shared), value=1 / factor)`: the shared slot's weight, then the
+    // runner scales every slot. Read as an outside callee handed `1 / factor`, the pad divided
+    // the whole tensor: NEVER, and the buggy variant too.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.padded_slots.PaddedSlotsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let parts: Vec<i64> =
+        out.json()["rows"][0]["parts"].as_array().unwrap().iter().map(|p| p["exponent"].as_i64().unwrap()).collect();
+    assert_eq!(parts, [0, 1], "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.padded_slots.UnpaddedRunnerMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+}
+
+#[test]
 fn the_layer_an_operator_looks_up_is_the_one_holding_the_runner_that_called_it() {
     // The runner calls the operator; the operator looks its layer up by name and reads
     // `layer.runner`, which the runner does not have: the layer is the object holding that
