@@ -191,6 +191,10 @@ pub struct Literal {
 pub struct PartOut {
     pub exponent: i32,
     pub sites: Vec<SiteOut>,
+    /// The sites do not all apply together: values of one scale were merged at the
+    /// alternatives bound, and which of them applied depends on the configuration (each site
+    /// says where it runs).
+    pub alternative_sites: bool,
     /// The part went through something whose effect on the scale is not known.
     pub incomplete: bool,
 }
@@ -831,26 +835,29 @@ fn answer(
             continue;
         }
         for (nc, n) in nums {
-            let mut exponents = BTreeSet::new();
-            let mut parts = BTreeSet::new();
-            let mut blocked_by = BTreeSet::new();
-            for part in &n.parts {
-                if part.exp != 0 {
-                    exponents.insert(part.exp);
+            for (region, ran) in regions_by_sites(interp, &n, nc) {
+                let mut exponents = BTreeSet::new();
+                let mut parts = BTreeSet::new();
+                let mut blocked_by = BTreeSet::new();
+                for part in &n.parts {
+                    if part.exp != 0 {
+                        exponents.insert(part.exp);
+                    }
+                    if part.touched() {
+                        let sites = part.sites.iter().copied().filter(|s| ran.contains(s)).collect();
+                        parts.insert((part.exp, sites, part.unknown.is_some()));
+                    }
+                    blocked_by.extend(part.unknown);
                 }
-                if part.touched() {
-                    parts.insert((part.exp, part.sites.to_vec(), part.unknown.is_some()));
-                }
-                blocked_by.extend(part.unknown);
+                alternatives.push(Alternative {
+                    cond: region,
+                    exponents,
+                    parts,
+                    blocked_by,
+                    has_data: true,
+                    unknown: unknown.clone(),
+                });
             }
-            alternatives.push(Alternative {
-                cond: nc,
-                exponents,
-                parts,
-                blocked_by,
-                has_data: true,
-                unknown: unknown.clone(),
-            });
         }
     }
     // A configuration is the conjunction of everything it chose; merge outcomes per (outcome
@@ -982,6 +989,7 @@ fn answer(
                 .into_iter()
                 .map(|(exp, sites, incomplete)| PartOut {
                     exponent: exp,
+                    alternative_sites: sites.iter().map(|s| interp.sites[*s as usize].delta).sum::<i32>() != exp,
                     sites: sites
                         .iter()
                         .map(|s| site_texts.entry(*s).or_insert_with(|| site_out(interp, *s, &care, &mut fuel)).clone())
@@ -1239,6 +1247,61 @@ fn overall(rows: &[Row]) -> Verdict {
         _ => Verdict::Mixed,
     }
 }
+
+/// Regions an output value's condition splits into by where its sites ran, with the sites
+/// that ran in each. A value whose sites all ran wherever it holds is one region. One merged
+/// at the alternatives bound (`G::merged_by_scale`) holds the sites of several histories, and
+/// a site that did not run somewhere it holds is no evidence there: split apart, each region
+/// shows the sites of its own configurations, as the histories did. Past
+/// [`MAX_SITE_REGIONS`], or where a region would keep none of a part's sites, the value stays
+/// whole, its sites those that can run where it holds.
+fn regions_by_sites(interp: &Interp, n: &Num, cond: Cond) -> Vec<(Cond, BTreeSet<SiteId>)> {
+    let conds = &interp.conds;
+    let all: BTreeSet<SiteId> = n.parts.iter().flat_map(|p| p.sites.iter().copied()).collect();
+    let mut regions = vec![(cond, all.clone())];
+    // Where a site ran, as configurations: a site that runs in some iterations of a loop over
+    // data ran in every configuration where some iteration runs it.
+    let iterations: rustc_hash::FxHashSet<u32> = interp.iteration_atoms.keys().map(|&a| a as u32).collect();
+    // A region where none of a part's sites ran says the sites' conditions are not the whole
+    // story (evaluated apart from their callers, or widened): then they are not split on.
+    let every_part_has_a_site =
+        |ran: &BTreeSet<SiteId>| n.parts.iter().all(|p| p.sites.is_empty() || p.sites.iter().any(|s| ran.contains(s)));
+    let whole = || {
+        let feasible: BTreeSet<SiteId> =
+            all.iter().copied().filter(|s| conds.feasible(&interp.sites[*s as usize].cond.and(&cond))).collect();
+        vec![(cond, if every_part_has_a_site(&feasible) { feasible } else { all.clone() })]
+    };
+    for &site in &all {
+        let ran = conds.over_atoms(&interp.sites[site as usize].cond, &iterations, true);
+        if !conds.feasible(&cond.and(&ran.not())) {
+            continue;
+        }
+        let mut next = Vec::with_capacity(regions.len() * 2);
+        for (region, sites) in &regions {
+            let inside = region.and(&ran);
+            if conds.feasible(&inside) {
+                next.push((inside, sites.clone()));
+            }
+            let outside = region.and(&ran.not());
+            if conds.feasible(&outside) {
+                let mut without = sites.clone();
+                without.remove(&site);
+                next.push((outside, without));
+            }
+        }
+        if next.len() > MAX_SITE_REGIONS {
+            return whole();
+        }
+        regions = next;
+    }
+    if !regions.iter().all(|(_, ran)| every_part_has_a_site(ran)) {
+        return whole();
+    }
+    regions
+}
+
+/// How many regions one output value may split into by its sites (see `regions_by_sites`).
+const MAX_SITE_REGIONS: usize = 64;
 
 fn site_out(interp: &Interp, id: SiteId, care: &Cond, fuel: &mut usize) -> SiteOut {
     let index = interp.index;

@@ -275,6 +275,42 @@ fn merged_blockers(a: &[Part], b: &[Part]) -> Option<Vec<Part>> {
     Some(merged)
 }
 
+/// What a number's scale is, apart from where it was applied: per part, its exponent, whether
+/// it took part in scaling, and whether an unknown callee blocked it (parts in that order).
+fn scale_signature(n: &Num) -> Vec<(i32, bool, bool)> {
+    let mut signature: Vec<(i32, bool, bool)> =
+        n.parts.iter().map(|p| (p.exp, p.touched(), p.unknown.is_some())).collect();
+    signature.sort();
+    signature
+}
+
+/// Two numbers of one scale signature as one: parts paired in signature order, each with the
+/// sites and hops of both.
+fn union_of_parts(a: &Num, b: &Num) -> Num {
+    let key = |p: &Part| (p.exp, p.touched(), p.unknown.is_some());
+    let mut pa: Vec<&Part> = a.parts.iter().collect();
+    let mut pb: Vec<&Part> = b.parts.iter().collect();
+    pa.sort_by_key(|p| key(p));
+    pb.sort_by_key(|p| key(p));
+    let union = |x: &[u32], y: &[u32]| -> Rc<[u32]> {
+        let mut all: Vec<u32> = x.iter().chain(y).copied().collect();
+        all.sort_unstable();
+        all.dedup();
+        Rc::from(all)
+    };
+    let parts = pa
+        .iter()
+        .zip(&pb)
+        .map(|(x, y)| Part {
+            exp: x.exp,
+            sites: union(&x.sites, &y.sites),
+            chain: union(&x.chain, &y.chain),
+            unknown: Part::first_unknown(x.unknown, y.unknown),
+        })
+        .collect();
+    Num { tensor: a.tensor, parts, shape: if a.shape == b.shape { a.shape } else { None } }.normalize()
+}
+
 impl G {
     pub fn one(conds: &Conds, value: Value) -> G {
         G(vec![(conds.truth(), value)])
@@ -413,6 +449,10 @@ impl G {
         if self.0.len() <= MAX_ALTERNATIVES {
             return (self, None);
         }
+        self = self.merged_by_scale();
+        if self.0.len() <= MAX_ALTERNATIVES {
+            return (self, None);
+        }
         let rest: Vec<(Cond, Value)> = self.0.split_off(MAX_ALTERNATIVES - 1);
         let mut any = conds.falsity();
         let mut scaled = false;
@@ -422,6 +462,31 @@ impl G {
         }
         self.0.push((any, Value::unknown(format!("more than {MAX_ALTERNATIVES} alternatives"))));
         (self, Some(Cut { cond: any, scaled }))
+    }
+
+    /// Data alternatives of the same scale merged, as few as it takes to keep
+    /// [`MAX_ALTERNATIVES`]: from the last, each tensor joins the nearest earlier one whose
+    /// parts have the same exponents (and are touched, and blocked, alike), whose parts then
+    /// hold the sites of both. Exponents, the verdict's matter, stay exact; which of the sites
+    /// ran where is left to their own conditions. Used only where alternatives would be cut.
+    fn merged_by_scale(mut self) -> G {
+        let signature = |v: &Value| match v {
+            Value::Num(n) => Some((n.tensor, scale_signature(n))),
+            _ => None,
+        };
+        let mut signatures: Vec<_> = self.0.iter().map(|(_, v)| signature(v)).collect();
+        let mut i = self.0.len();
+        while self.0.len() > MAX_ALTERNATIVES && i > 1 {
+            i -= 1;
+            let Some(sig) = signatures[i].clone() else { continue };
+            let Some(j) = (0..i).rev().find(|&j| signatures[j].as_ref() == Some(&sig)) else { continue };
+            let (c, v) = self.0.remove(i);
+            signatures.remove(i);
+            let (Value::Num(a), Value::Num(b)) = (&self.0[j].1, &v) else { unreachable!("signatures are of numbers") };
+            let merged = Value::Num(Rc::new(union_of_parts(a, b)));
+            self.0[j] = (self.0[j].0.or(&c), merged);
+        }
+        self
     }
 
     /// The same alternatives, in the same order, under the same conditions.

@@ -1451,21 +1451,35 @@ fn a_value_in_a_list_of_enum_members_is_decided_by_the_member() {
 
 #[test]
 fn a_row_where_scaled_data_was_cut_at_the_alternatives_bound_is_not_never() {
-    // Five flags each scale on their own line: 32 values, more than a value keeps. Handed on
-    // inside a record, the cut ones are no data: their configurations read NEVER, which no
-    // configuration is. Scaled data was cut there, so the row is UNKNOWN and says why (it was
-    // NEVER, marked not final, and made the whole answer MIXED); the rows the cut did not
-    // reach keep their verdicts.
+    // Ten flags scale two terms apart: 36 distinct scales, more than a value keeps even with
+    // histories of one scale merged. Handed on inside a record, the cut ones are no data:
+    // their configurations read NEVER, which no configuration is. Scaled data was cut there,
+    // so the row is UNKNOWN and says why; the rows the cut did not reach keep their verdicts.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.cut.HeldManyPathsMoE"]);
-    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
     let rows = out.json()["rows"].as_array().unwrap().clone();
     assert!(rows.iter().all(|r| r["verdict"] != "NEVER" && r["cut_at_bound"] != true), "{}", out.stdout);
+    assert!(rows.iter().any(|r| r["verdict"] == "TWICE"), "{}", out.stdout);
     let unknown: Vec<&serde_json::Value> = rows.iter().filter(|r| r["verdict"] == "UNKNOWN").collect();
     assert_eq!(unknown.len(), 1, "{}", out.stdout);
     assert!(unknown[0]["reason"].as_str().unwrap().contains("cut at the alternatives bound"), "{}", out.stdout);
     let text =
         run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.HeldManyPathsMoE"]);
     assert_eq!(text.stdout.matches("why unknown: values holding scaled data were cut").count(), 1, "{}", text.stdout);
+}
+
+#[test]
+fn histories_of_one_scale_are_one_value_rather_than_cut() {
+    // Five flags each multiply and divide on their own line, then the output is scaled once:
+    // 32 histories of exponent 1, more than a value keeps. Merged by scale (their sites
+    // together) rather than cut, they answer: ONCE, no bound hit. (They were cut, and the
+    // answer was UNKNOWN.)
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.cut.CancelledPathsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["bounds"].as_array().unwrap().len(), 0, "{}", out.stdout);
+    // A merged part whose sites cannot all have applied says they are alternatives.
+    let text = run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.ManyPathsMoE"]);
+    assert!(text.stdout.contains("by one of these as the configuration decides"), "{}", text.stdout);
 }
 
 #[test]
@@ -1677,15 +1691,15 @@ fn a_flag_no_class_of_the_method_declares_is_the_default_getattr_gives() {
 
 #[test]
 fn once_everywhere_is_not_the_verdict_when_a_row_was_cut_at_the_alternatives_bound() {
-    // Exponent 1 in every configuration the evaluation kept apart, but 32 histories: the row
-    // the cut fell in is not a proof, so the headline is UNKNOWN and says why.
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.cut.CancelledPathsMoE"]);
+    // Exponent 1 in every configuration, but a value on the way was cut: the row the cut fell
+    // in is not a proof, so the headline is UNKNOWN and says why.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.cut.OverwrittenCutMoE"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     let rows = out.json()["rows"].as_array().unwrap().clone();
     assert!(rows.iter().all(|r| r["verdict"] == "ONCE"), "{}", out.stdout);
     assert_eq!(rows.iter().filter(|r| r["cut_at_bound"] == true).count(), 1, "{}", out.stdout);
     let text =
-        run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.CancelledPathsMoE"]);
+        run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.OverwrittenCutMoE"]);
     assert!(text.stdout.lines().nth(1).is_some_and(|l| l.contains("groups are not final")), "{}", text.stdout);
 }
 
