@@ -1084,6 +1084,13 @@ impl Interp<'_, '_> {
             if let Some(held) = self.held_scaled_data(&args, pc) {
                 return held;
             }
+            // Handed records holding only unscaled data, a function declared to return a
+            // tensor (`combine(self, combine_input) -> torch.Tensor`) gives data: named, its
+            // result would be an unknown value, and what the caller does to it (scale it) a
+            // number, not data.
+            if declares_tensor(self.index.function(func).returns.as_deref()) && self.holds_data(&args) {
+                return G::under(*pc, Value::Num(Rc::new(Num::plain_tensor())));
+            }
         }
         let key = self.call_key(&receiver, &args, loc);
         let text = self.text(loc);
@@ -1980,6 +1987,18 @@ impl Interp<'_, '_> {
         Some(out)
     }
 
+    /// Whether the arguments hold data, directly or in records and objects.
+    fn holds_data(&self, args: &Args) -> bool {
+        let mut slots: Vec<(String, G)> = Vec::new();
+        let mut seen = Vec::new();
+        for (i, g) in args.all_values().chain(args.splats.iter()).enumerate() {
+            for (c, v) in g.iter() {
+                self.held_slots(v, i.to_string(), *c, 0, &mut seen, &mut slots);
+            }
+        }
+        !slots.is_empty()
+    }
+
     /// `result`'s tensors times the data `held` in records handed over (other values stay).
     fn times_held(&mut self, result: &G, held: &G) -> G {
         let mut out = G::empty();
@@ -2231,4 +2250,13 @@ fn is_normalization(name: &str) -> bool {
             .is_some_and(|end| end.eq_ignore_ascii_case(suffix))
     };
     ends_with("rmsnorm") || ends_with("layernorm")
+}
+
+/// Whether a return annotation is a tensor (`torch.Tensor`, `Tensor`).
+fn declares_tensor(returns: Option<&Expr>) -> bool {
+    match returns {
+        Some(Expr::Attribute(a)) => a.attr.as_str() == "Tensor",
+        Some(Expr::Name(n)) => n.id.as_str() == "Tensor",
+        _ => false,
+    }
 }

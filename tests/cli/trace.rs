@@ -976,6 +976,15 @@ fn a_pad_value_fills_only_the_new_entries() {
 }
 
 #[test]
+fn a_combine_declared_to_give_a_tensor_gives_data() {
+    // The experts' unscaled output comes back in a record, `combine(...) -> torch.Tensor` is
+    // skipped, and the block scales after it. Named, the combine's result was an unknown
+    // value, and the block's multiply made a number of it (UNKNOWN).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.record_builder.RecordCombineMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
+
+#[test]
 fn the_layer_an_operator_looks_up_is_the_one_holding_the_runner_that_called_it() {
     // The runner calls the operator; the operator looks its layer up by name and reads
     // `layer.runner`, which the runner does not have: the layer is the object holding that
