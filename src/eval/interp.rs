@@ -315,6 +315,8 @@ pub struct Interp<'r, 'a> {
     /// Functions that run an object they look up by key, themselves or through plain helpers
     /// (`custom_ops.rs`).
     pub lookup_runners: FxHashMap<FuncId, bool>,
+    /// Functions every `return` of which is a fresh allocation (`stmts.rs`, `allocates_buffer`).
+    pub buffer_makers: FxHashMap<FuncId, bool>,
     /// Objects that called an operator of the tree, with the call depth of the operator's body.
     pub operator_callers: Vec<(usize, Value)>,
     /// Unknown objects an operator looked up by name, with the object that called the operator,
@@ -490,6 +492,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             custom_ops: Default::default(),
             module_operators: Default::default(),
             lookup_runners: Default::default(),
+            buffer_makers: Default::default(),
             operator_callers: Vec::new(),
             looked_up: FxHashMap::default(),
             scaled_cuts: Cond::FALSE,

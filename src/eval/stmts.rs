@@ -570,7 +570,7 @@ impl Interp<'_, '_> {
         if *name == self.traced.name {
             result = self.named_origin(result, self.loc(frame.file, value));
         }
-        if is_float_allocation(value) {
+        if is_float_allocation(value) || self.allocates_buffer(frame, value) {
             frame.buffers.insert(name.clone());
         } else if sources.is_empty() {
             frame.buffers.remove(name);
@@ -622,6 +622,93 @@ pub fn writable_buffer(frame: &Frame, expr: &Expr) -> bool {
         },
         _ => false,
     }
+}
+
+impl Interp<'_, '_> {
+    /// Whether `value` calls a function of the tree every `return` of which is a fresh
+    /// floating-point allocation, directly, through a local (`buffer = torch.empty(...);
+    /// return buffer`) or through another such function (SGLang's
+    /// `get_local_dp_buffer(group)`): the caller's name is a buffer then, as if it had
+    /// allocated it.
+    fn allocates_buffer(&mut self, frame: &Frame, value: &Expr) -> bool {
+        let Some(func) = frame.func else { return false };
+        self.calls_buffer_maker(func, value, 0)
+    }
+
+    fn calls_buffer_maker(&mut self, context: crate::index::FuncId, value: &Expr, depth: usize) -> bool {
+        const MAX_DEPTH: usize = 3;
+        let Expr::Call(call) = value else { return false };
+        if depth >= MAX_DEPTH {
+            return false;
+        }
+        let found = self.resolver.resolve(&crate::resolve::Ctx::function(context), &call.func);
+        let [
+            crate::resolve::Found {
+                def: crate::resolve::Def::Function(callee) | crate::resolve::Def::BoundMethod { func: callee, .. },
+                ..
+            },
+        ] = found.as_slice()
+        else {
+            return false;
+        };
+        let callee = *callee;
+        if let Some(&known) = self.buffer_makers.get(&callee) {
+            return known;
+        }
+        // Marked first: a cycle of calls ends here.
+        self.buffer_makers.insert(callee, false);
+        let module = self.index.file(callee.file).ast();
+        let range = self.index.function(callee).range;
+        let Some(Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, range) else { return false };
+        let (returns, assigned) = returns_and_assignments(&def.body);
+        let mut made = !returns.is_empty();
+        for value in returns {
+            made &= match value {
+                Some(Expr::Name(n)) => {
+                    let sources: Vec<&Expr> =
+                        assigned.iter().filter(|(name, _)| **name == n.id).map(|(_, v)| *v).collect();
+                    !sources.is_empty() && sources.iter().all(|v| is_float_allocation(v))
+                }
+                Some(v) => is_float_allocation(v) || self.calls_buffer_maker(callee, v, depth + 1),
+                None => false,
+            };
+        }
+        self.buffer_makers.insert(callee, made);
+        made
+    }
+}
+
+/// A body's `return` values and its assignments to plain names (not those of nested
+/// functions and classes).
+fn returns_and_assignments(body: &[Stmt]) -> (Vec<Option<&Expr>>, Vec<(&Name, &Expr)>) {
+    use ruff_python_ast::visitor::{Visitor, walk_stmt};
+    #[derive(Default)]
+    struct Returns<'a> {
+        values: Vec<Option<&'a Expr>>,
+        assigned: Vec<(&'a Name, &'a Expr)>,
+    }
+    impl<'a> Visitor<'a> for Returns<'a> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            match stmt {
+                Stmt::Return(ret) => self.values.push(ret.value.as_deref()),
+                Stmt::Assign(assign) => {
+                    for target in &assign.targets {
+                        if let Expr::Name(n) = target {
+                            self.assigned.push((&n.id, &assign.value));
+                        }
+                    }
+                }
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
+                _ => {}
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut found = Returns::default();
+    for stmt in body {
+        found.visit_stmt(stmt);
+    }
+    (found.values, found.assigned)
 }
 
 /// `torch.empty(...)`, `torch.zeros(...)`, `x.new_empty(...)`... without an integer or boolean

@@ -976,6 +976,17 @@ fn a_pad_value_fills_only_the_new_entries() {
 }
 
 #[test]
+fn a_buffer_a_helper_allocates_is_written_by_the_calls_it_is_handed_to() {
+    // `output = get_local_buffer(group)` returns `torch.empty(...)` through a classmethod;
+    // the scattering calls then fill it. Only a name assigned an allocation itself was a
+    // buffer: the helper's was no data the calls could write into (UNKNOWN; NEVER without the
+    // wrapper).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.scattered.ScatteredOutputMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(rows(&out).iter().all(|r| r.0 == "ONCE"), "{}", out.stdout);
+}
+
+#[test]
 fn a_combine_declared_to_give_a_tensor_gives_data() {
     // The experts' unscaled output comes back in a record, `combine(...) -> torch.Tensor` is
     // skipped, and the block scales after it. Named, the combine's result was an unknown
