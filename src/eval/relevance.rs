@@ -1194,7 +1194,7 @@ impl Interp<'_, '_> {
 
     /// The functions a function may call, as resolution sees them statically: functions and
     /// methods, constructors (`__init__`), and module calls (`forward`).
-    pub fn static_callees(&mut self, func: FuncId) -> Rc<[FuncId]> {
+    pub(super) fn static_callees(&mut self, func: FuncId) -> Rc<[FuncId]> {
         // Resolution is a function of the index: the callees of a function are the same every
         // time the static searches (which keep only some of their answers) walk through it.
         if let Some(known) = self.relevance.callees.get(&func) {

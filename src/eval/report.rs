@@ -989,7 +989,8 @@ fn answer(
                 .into_iter()
                 .map(|(exp, sites, incomplete)| PartOut {
                     exponent: exp,
-                    alternative_sites: sites.iter().map(|s| interp.sites[*s as usize].delta).sum::<i32>() != exp,
+                    alternative_sites: sites.len() > 1
+                        && sites.iter().map(|s| interp.sites[*s as usize].delta).sum::<i32>() != exp,
                     sites: sites
                         .iter()
                         .map(|s| site_texts.entry(*s).or_insert_with(|| site_out(interp, *s, &care, &mut fuel)).clone())
