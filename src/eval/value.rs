@@ -502,3 +502,68 @@ impl G {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::cond::AtomKey;
+
+    fn tensor(parts: &[(i32, &[SiteId])]) -> Value {
+        let parts = parts
+            .iter()
+            .map(|(exp, sites)| Part { exp: *exp, sites: Rc::from(*sites), chain: Rc::from([]), unknown: None })
+            .collect();
+        Value::Num(Rc::new(Num { tensor: true, parts, shape: None }))
+    }
+
+    /// Thirty histories of three scales, each under its own configuration of five flags: past
+    /// the bound they merge by scale rather than being cut, every configuration keeps its
+    /// exponents, and the merged parts hold the sites of the histories they stand for.
+    #[test]
+    fn histories_past_the_bound_merge_by_scale_and_keep_every_exponent() {
+        let mut conds = Conds::default();
+        let flags: Vec<Cond> = (0..5).map(|i| conds.atom(AtomKey::Test(format!("f{i}")), || format!("f{i}"))).collect();
+        let configuration = |n: usize| {
+            let mut c = Cond::TRUE;
+            for (bit, flag) in flags.iter().enumerate() {
+                c = c.and(&if n >> bit & 1 == 1 { *flag } else { flag.not() });
+            }
+            c
+        };
+        let mut g = G::empty();
+        let mut expected = Vec::new();
+        for n in 0..30 {
+            let exp = (n % 3) as i32;
+            g.0.push((configuration(n), tensor(&[(exp, &[n as SiteId])])));
+            expected.push((configuration(n), exp));
+        }
+        let (bounded, cut) = g.bounded(&conds);
+        assert!(cut.is_none(), "three scales fit: nothing is cut");
+        assert!(bounded.0.len() <= MAX_ALTERNATIVES, "{} alternatives", bounded.0.len());
+        for (c, exp) in &expected {
+            let holding: Vec<&Value> = bounded.iter().filter(|(d, _)| d.meets(c)).map(|(_, v)| v).collect();
+            assert_eq!(holding.len(), 1, "one alternative per configuration");
+            let Value::Num(n) = holding[0] else { panic!("data") };
+            assert_eq!(n.parts.iter().map(|p| p.exp).collect::<Vec<_>>(), [*exp]);
+        }
+        let merged = bounded.iter().filter(|(_, v)| matches!(v, Value::Num(n) if n.parts[0].sites.len() > 1)).count();
+        assert!(merged > 0, "some histories were merged");
+    }
+
+    /// More distinct scales than the bound keeps are still cut, and the cut says where.
+    #[test]
+    fn more_distinct_scales_than_the_bound_are_cut() {
+        let mut conds = Conds::default();
+        let mut g = G::empty();
+        let mut rest = conds.truth();
+        for i in 0..30 {
+            let flag = conds.atom(AtomKey::Test(format!("g{i}")), || format!("g{i}"));
+            g.0.push((rest.and(&flag), tensor(&[(i, &[i as SiteId])])));
+            rest = rest.and(&flag.not());
+        }
+        let (bounded, cut) = g.bounded(&conds);
+        assert_eq!(bounded.0.len(), MAX_ALTERNATIVES);
+        let cut = cut.expect("thirty scales do not fit");
+        assert!(cut.scaled && !cut.cond.is_false());
+    }
+}
