@@ -1267,11 +1267,14 @@ fn regions_by_sites(interp: &Interp, n: &Num, cond: Cond) -> Vec<(Cond, BTreeSet
     // story (evaluated apart from their callers, or widened): then they are not split on.
     let every_part_has_a_site =
         |ran: &BTreeSet<SiteId>| n.parts.iter().all(|p| p.sites.is_empty() || p.sites.iter().any(|s| ran.contains(s)));
+    // (Only what a site's condition meets: nothing built for it.)
     let whole = || {
-        let feasible: BTreeSet<SiteId> =
-            all.iter().copied().filter(|s| conds.feasible(&interp.sites[*s as usize].cond.and(&cond))).collect();
-        vec![(cond, if every_part_has_a_site(&feasible) { feasible } else { all.clone() })]
+        let met: BTreeSet<SiteId> =
+            all.iter().copied().filter(|s| interp.sites[*s as usize].cond.meets(&cond)).collect();
+        vec![(cond, if every_part_has_a_site(&met) { met } else { all.clone() })]
     };
+    // A region widened to fit the node budget would overlap its neighbours: then none.
+    let before = super::cond::approximated();
     for &site in &all {
         let ran = conds.over_atoms(&interp.sites[site as usize].cond, &iterations, true);
         if !conds.feasible(&cond.and(&ran.not())) {
@@ -1291,11 +1294,13 @@ fn regions_by_sites(interp: &Interp, n: &Num, cond: Cond) -> Vec<(Cond, BTreeSet
             }
         }
         if next.len() > MAX_SITE_REGIONS {
+            super::cond::forget_approximations(before);
             return whole();
         }
         regions = next;
     }
-    if !regions.iter().all(|(_, ran)| every_part_has_a_site(ran)) {
+    if super::cond::approximated() != before || !regions.iter().all(|(_, ran)| every_part_has_a_site(ran)) {
+        super::cond::forget_approximations(before);
         return whole();
     }
     regions
