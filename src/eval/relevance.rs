@@ -94,9 +94,9 @@ pub struct Relevance {
     /// Functions that call, as far as resolution can tell, an operator that runs a module it
     /// looks up (see `calls_module_operator`).
     operator_users: FxHashMap<FuncId, bool>,
-    /// Functions every `return` of which builds an object of a class of the tree (see
-    /// `builds_record`).
-    record_builders: FxHashMap<FuncId, bool>,
+    /// How many classes of the tree a function's `return`s build, when every one builds one
+    /// (see `classes_every_return_builds`).
+    record_builders: FxHashMap<FuncId, usize>,
 }
 
 impl Interp<'_, '_> {
@@ -828,19 +828,26 @@ impl Interp<'_, '_> {
 
     /// Whether every `return` of `func` (at least one) builds an object of a class of the tree.
     fn builds_record(&mut self, func: FuncId) -> bool {
+        self.classes_every_return_builds(func) >= 1
+    }
+
+    /// How many classes of the tree `func`'s `return`s build when every one of them (at least
+    /// one) builds an object of a class of the tree; 0 otherwise.
+    fn classes_every_return_builds(&mut self, func: FuncId) -> usize {
         if let Some(&known) = self.relevance.record_builders.get(&func) {
             return known;
         }
         let scope = self.resolver.local_scope(func);
         let ctx = Ctx::function(func);
         let mut built = FxHashSet::default();
-        let found = !scope.returns.is_empty()
+        let all_build = !scope.returns.is_empty()
             && scope
                 .returns
                 .iter()
                 .all(|ret| ret.value.as_deref().is_some_and(|value| self.constructed_classes(&ctx, value, &mut built)));
-        self.relevance.record_builders.insert(func, found);
-        found
+        let count = if all_build { built.len() } else { 0 };
+        self.relevance.record_builders.insert(func, count);
+        count
     }
 
     pub(super) fn is_predicate(&mut self, func: FuncId) -> bool {
@@ -1268,12 +1275,7 @@ impl Interp<'_, '_> {
         // do later; named by the call, its class would be free, unrelated to the flag that
         // chose it, and a later `isinstance` test would pair each class with either value.
         if !found {
-            let mut built = FxHashSet::default();
-            let all_build = !scope.returns.is_empty()
-                && scope.returns.iter().all(|ret| {
-                    ret.value.as_deref().is_some_and(|value| self.constructed_classes(&ctx, value, &mut built))
-                });
-            found = all_build && built.len() >= 2;
+            found = self.classes_every_return_builds(func) >= 2;
         }
         // A lazy import (`from flashinfer.fused_moe import cutlass_fused_moe` in the body, then
         // `return cutlass_fused_moe, ActivationType`): every `return` gives names from outside

@@ -657,18 +657,15 @@ impl Interp<'_, '_> {
         }
         // Marked first: a cycle of calls ends here.
         self.buffer_makers.insert(callee, false);
-        let module = self.index.file(callee.file).ast();
-        let range = self.index.function(callee).range;
-        let Some(Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, range) else { return false };
-        let (returns, assigned) = returns_and_assignments(&def.body);
-        let mut made = !returns.is_empty();
-        for value in returns {
-            made &= match value {
-                Some(Expr::Name(n)) => {
-                    let sources: Vec<&Expr> =
-                        assigned.iter().filter(|(name, _)| **name == n.id).map(|(_, v)| *v).collect();
-                    !sources.is_empty() && sources.iter().all(|v| is_float_allocation(v))
-                }
+        let scope = self.resolver.local_scope(callee);
+        let mut made = !scope.returns.is_empty();
+        for ret in &scope.returns {
+            made &= match ret.value.as_deref() {
+                Some(Expr::Name(n)) => scope.bindings.get(&n.id).is_some_and(|bindings| {
+                    bindings
+                        .iter()
+                        .all(|b| matches!(&b.kind, crate::resolve::LocalKind::Value(v) if is_float_allocation(v)))
+                }),
                 Some(v) => is_float_allocation(v) || self.calls_buffer_maker(callee, v, depth + 1),
                 None => false,
             };
@@ -676,39 +673,6 @@ impl Interp<'_, '_> {
         self.buffer_makers.insert(callee, made);
         made
     }
-}
-
-/// A body's `return` values and its assignments to plain names (not those of nested
-/// functions and classes).
-fn returns_and_assignments(body: &[Stmt]) -> (Vec<Option<&Expr>>, Vec<(&Name, &Expr)>) {
-    use ruff_python_ast::visitor::{Visitor, walk_stmt};
-    #[derive(Default)]
-    struct Returns<'a> {
-        values: Vec<Option<&'a Expr>>,
-        assigned: Vec<(&'a Name, &'a Expr)>,
-    }
-    impl<'a> Visitor<'a> for Returns<'a> {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
-            match stmt {
-                Stmt::Return(ret) => self.values.push(ret.value.as_deref()),
-                Stmt::Assign(assign) => {
-                    for target in &assign.targets {
-                        if let Expr::Name(n) = target {
-                            self.assigned.push((&n.id, &assign.value));
-                        }
-                    }
-                }
-                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
-                _ => {}
-            }
-            walk_stmt(self, stmt);
-        }
-    }
-    let mut found = Returns::default();
-    for stmt in body {
-        found.visit_stmt(stmt);
-    }
-    (found.values, found.assigned)
 }
 
 /// `torch.empty(...)`, `torch.zeros(...)`, `x.new_empty(...)`... without an integer or boolean
