@@ -49,6 +49,7 @@ const FEASIBLE_SEARCH_NODES: usize = 100_000;
 /// Nodes an example configuration's search may visit (see `Table::constrained_cube`).
 const EXAMPLE_SEARCH_NODES: usize = 50_000;
 
+mod factor;
 mod table;
 
 use table::{ABANDONED, FALSE, TRUE, Table};
@@ -815,30 +816,24 @@ impl Conds {
         if products.iter().any(|p| p.is_empty()) || products.is_empty() {
             return "always".into();
         }
-        let conjunction =
-            |lits: &[(usize, bool)]| lits.iter().map(|&(atom, holds)| self.literal(atom, holds)).collect::<Vec<_>>();
-        if products.len() == 1 {
-            return conjunction(&products[0]).join(" and ");
+        // Tests the products share are said once: `a and (b or c)`.
+        factor::render(&factor::factor(products), &|(atom, holds)| factor::Spelling {
+            text: self.literal(atom, holds),
+            equality: self.equality_sides(atom),
+        })
+    }
+
+    /// For an equality of a value with a constant named as such (`x == "a"`, no alias): the
+    /// value's id and the two sides' texts.
+    fn equality_sides(&self, atom: usize) -> Option<(u32, String, String)> {
+        let entry = &self.atoms[atom];
+        let AtomKey::Equals(sym, constant) = &entry.key else { return None };
+        if entry.alias.is_some() {
+            return None;
         }
-        // Literals every product has are said once: `a and (b or c)`.
-        let common: Vec<(usize, bool)> =
-            products[0].iter().copied().filter(|lit| products[1..].iter().all(|p| p.contains(lit))).collect();
-        let alternatives = products
-            .iter()
-            .map(|lits| {
-                let rest: Vec<(usize, bool)> = lits.iter().copied().filter(|lit| !common.contains(lit)).collect();
-                let rest = conjunction(&rest);
-                if rest.len() > 1 { format!("({})", rest.join(" and ")) } else { rest.join("") }
-            })
-            .collect::<Vec<_>>()
-            .join(" or ");
-        if common.is_empty() {
-            alternatives
-        } else {
-            let mut out = conjunction(&common);
-            out.push(format!("({alternatives})"));
-            out.join(" and ")
-        }
+        let constant = constant.to_string();
+        let lhs = entry.display.strip_suffix(&format!(" == {constant}"))?;
+        Some((*sym, lhs.to_string(), constant))
     }
 
     /// One literal: the atom's name, or its negation.
