@@ -249,7 +249,8 @@ impl Interp<'_, '_> {
         // Handed data, a function that returns `None` on one path and a value on another
         // (`maybe_pre_permute(...)`: `None` means "take the shared path") decides between them:
         // skipped, its result would be data, never `None`, and the caller's `is not None` test
-        // would hold in every configuration.
+        // would hold in every configuration. So does one that returns `(None, result)` on one
+        // path (`_unpack(result)`: a tensor or a `(shared, routed)` pair).
         if args.has_data() && self.returns_none_or_value(func) {
             return true;
         }
@@ -992,7 +993,8 @@ impl Interp<'_, '_> {
         found
     }
 
-    /// Whether `func` has a `return` of `None` (or a bare one) and a `return` of something else.
+    /// Whether `func` has a `return` of `None` (a bare one, or a tuple with a `None` item) and a
+    /// `return` of something else.
     fn returns_none_or_value(&mut self, func: FuncId) -> bool {
         if let Some(&known) = self.relevance.none_or_value.get(&func) {
             return known;
@@ -1565,8 +1567,8 @@ fn is_accessor_body(body: &[Stmt]) -> bool {
     ok && returns_path
 }
 
-/// Whether a function's own `return`s (not those of nested functions) give `None` and
-/// something else.
+/// Whether a function's own `return`s (not those of nested functions) give `None` (alone or
+/// as an item of a returned tuple) and something else.
 #[derive(Default)]
 struct ReturnKinds {
     none: bool,
@@ -1578,6 +1580,12 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for ReturnKinds {
         match stmt {
             Stmt::Return(ret) => match ret.value.as_deref() {
                 None | Some(Expr::NoneLiteral(_)) => self.none = true,
+                // `return (None, result)` beside `return result`: the caller unpacks the pair
+                // and tests the item for `None`.
+                Some(Expr::Tuple(t)) if t.elts.iter().any(Expr::is_none_literal_expr) => {
+                    self.none = true;
+                    self.value = true;
+                }
                 Some(_) => self.value = true,
             },
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}

@@ -976,6 +976,16 @@ fn a_pad_value_fills_only_the_new_entries() {
 }
 
 #[test]
+fn a_helper_returning_none_in_a_pair_is_evaluated() {
+    // `_unpack(result)` returns a `(shared, routed)` pair as it is or `(None, result)`. Skipped,
+    // it gave the tensor back whole, both names held it, and the FP16 row divided a shared
+    // output that is not there (INVERSE).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unpacked_result.UnpackedResultMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
+
+#[test]
 fn a_buffer_a_helper_allocates_is_written_by_the_calls_it_is_handed_to() {
     // `output = get_local_buffer(group)` returns `torch.empty(...)` through a classmethod;
     // the scattering calls then fill it. Only a name assigned an allocation itself was a
