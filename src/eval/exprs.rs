@@ -1380,6 +1380,66 @@ impl Interp<'_, '_> {
         out
     }
 
+    /// Class attribute `attr` of the object `id` that stands for the unknown value `base`
+    /// inside a method of `class`, when the classes of `base`'s universe below `class` do not
+    /// all take it from the same class: one alternative per defining class, each under the
+    /// atoms of the classes that take it from there. `None` when they all agree.
+    fn class_attr_by_member(
+        &mut self,
+        id: HeapId,
+        class: ClassId,
+        base: SymId,
+        attr: &str,
+        pc: &Cond,
+        loc: Loc,
+    ) -> Option<G> {
+        let members: Vec<ClassId> = self
+            .universe(base)
+            .into_iter()
+            .filter(|m| *m == class || self.resolver.mro(*m).classes.contains(&class))
+            .collect();
+        if members.len() < 2 {
+            return None;
+        }
+        let mut groups: Vec<(Option<ClassId>, Vec<ClassId>)> = Vec::new();
+        for member in members {
+            let owner = self.class_attr(member, attr, loc).map(|(owner, _)| owner);
+            match groups.iter_mut().find(|(o, _)| *o == owner) {
+                Some((_, classes)) => classes.push(member),
+                None => groups.push((owner, vec![member])),
+            }
+        }
+        if groups.len() < 2 {
+            return None;
+        }
+        let mut out = G::empty();
+        for (owner, classes) in groups {
+            let mut cond = self.conds.falsity();
+            for member in &classes {
+                let atom = self.class_atom(base, *member);
+                cond = cond.or(&atom);
+            }
+            let c = pc.and(&cond);
+            if !self.conds.feasible(&c) {
+                continue;
+            }
+            let read = match owner {
+                Some(owner) => {
+                    let (_, g) = self.class_attr(owner, attr, loc)?;
+                    let g = self.map(&g, |this, v| this.bind_class_attr(v, Value::Obj(id), false));
+                    self.run_properties(g, &c, loc)
+                }
+                // Not a class attribute of these classes: the object's own, unknown.
+                None => {
+                    let display = format!("{}.{attr}", self.syms[base as usize].label());
+                    G::under(c, self.sym(SymKey::Path(base, attr.to_string()), display, None))
+                }
+            };
+            out.extend(&self.conds, read);
+        }
+        Some(out)
+    }
+
     /// An attribute of a heap object: its fields where set, class attributes elsewhere.
     fn object_attr(&mut self, id: HeapId, attr: &str, pc: &Cond, loc: Loc) -> G {
         self.run_writers(super::interp::Reached::Object(id), attr, loc);
@@ -1425,6 +1485,16 @@ impl Interp<'_, '_> {
         let rest = pc.and(&covered.not());
         if !self.conds.feasible(&rest) {
             return out;
+        }
+        // `self` in a method several classes share stands for an object of any of them: where
+        // they define the attribute differently (a helper a subclass overrides, a class
+        // attribute its module sets), one alternative per definition, under "the object is of
+        // these classes".
+        if let Some(base) = unknown_base {
+            if let Some(read) = self.class_attr_by_member(id, class, base, attr, &rest, loc) {
+                out.extend(&self.conds, read);
+                return out;
+            }
         }
         match self.class_attr(class, attr, loc) {
             Some((_, g)) => {

@@ -238,6 +238,9 @@ pub struct Interp<'r, 'a> {
     globals: FxHashMap<(FileId, Name), G>,
     globals_in_progress: FxHashSet<(FileId, Name)>,
     class_attrs: FxHashMap<(ClassId, Name), G>,
+    /// Module-level `Class.attr = value` statements by the class and attribute they set (built
+    /// on first use): (file, index into its `module_attr_assigns`).
+    class_attr_assigns: Option<Rc<FxHashMap<(ClassId, Name), Vec<(FileId, usize)>>>>,
     /// Closures: what a nested function sees of its enclosing function (its locals when the
     /// function was defined, refreshed where the enclosing function calls it, hands it on or
     /// returns; see `refresh_closures`).
@@ -459,6 +462,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             namespaces: Default::default(),
             globals_in_progress: FxHashSet::default(),
             class_attrs: FxHashMap::default(),
+            class_attr_assigns: None,
             closures: FxHashMap::default(),
             stack: Vec::new(),
             steps: 0,
@@ -1369,10 +1373,53 @@ impl<'r, 'a> Interp<'r, 'a> {
         G::one(&self.conds, Value::External(Rc::from(format!("{module}.{name}"))))
     }
 
+    /// The module-level statements that set attribute `name` on `class` (`Config.MethodCls =
+    /// Method` after the class statement), in file and source order.
+    fn class_attr_assigned(&mut self, class: ClassId, name: &str) -> Vec<(FileId, usize)> {
+        let assigns = match &self.class_attr_assigns {
+            Some(assigns) => assigns.clone(),
+            None => {
+                let mut assigns: FxHashMap<(ClassId, Name), Vec<(FileId, usize)>> = FxHashMap::default();
+                for (file, f) in self.index.files.iter_enumerated() {
+                    for (i, assign) in f.facts.module_attr_assigns.iter().enumerate() {
+                        for found in self.resolver.global(file, &assign.object).iter() {
+                            if let crate::resolve::Def::Class(c) = found.def {
+                                assigns.entry((c, assign.attr.clone())).or_default().push((file, i));
+                            }
+                        }
+                    }
+                }
+                let assigns = Rc::new(assigns);
+                self.class_attr_assigns = Some(assigns.clone());
+                assigns
+            }
+        };
+        assigns.get(&(class, Name::new(name))).cloned().unwrap_or_default()
+    }
+
     /// A class-level attribute (through the MRO) as seen from the class itself.
     pub fn class_attr(&mut self, class: ClassId, name: &str, loc: Loc) -> Option<(ClassId, G)> {
         let mro = self.resolver.mro(class);
         for base in mro.classes.iter().copied() {
+            // Set on the class by the module's code after the class statement: that value is
+            // the one the class has once its module is imported (the last statement wins).
+            if let Some(&(file, i)) = self.class_attr_assigned(base, name).last() {
+                let key = (base, Name::new(name));
+                if let Some(g) = self.class_attrs.get(&key) {
+                    return Some((base, g.clone()));
+                }
+                // (A value too deeply nested to keep: the class body's, if any.)
+                if let Some(expr) = self.index.file(file).facts.module_attr_assigns[i].value.clone() {
+                    let mut frame = self.frame(None, file);
+                    let tt = self.conds.truth();
+                    self.sharing += 1;
+                    let value = self.eval(&mut frame, &expr, &tt);
+                    self.sharing -= 1;
+                    self.class_attrs.insert(key, value.clone());
+                    self.fill_registry(name, &value, loc);
+                    return Some((base, value));
+                }
+            }
             // `value: str` with no value declares an instance attribute: no class attribute
             // (each instance has its own, an enum member's `value` its own value).
             let bindings: Vec<crate::index::Binding> = self

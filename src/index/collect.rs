@@ -266,6 +266,17 @@ impl<'a> Collector<'a> {
                 };
                 let Some((id, class)) = own else {
                     self.facts.foreign_attr_writes.push(attr.attr.id.clone());
+                    if let (Scope::Module, Expr::Name(object), Some(value), false) =
+                        (scope, attr.value.as_ref(), value, augmented)
+                    {
+                        let value = self.keep(value);
+                        self.facts.module_attr_assigns.push(ModuleAttrAssign {
+                            object: object.id.clone(),
+                            attr: attr.attr.id.clone(),
+                            value,
+                            range: stmt.into(),
+                        });
+                    }
                     return;
                 };
                 self.facts.classes[class as usize].attr_writes.push(AttrWrite {

@@ -236,4 +236,18 @@ pub struct FileFacts {
     /// (`layer.flag = True`, `setattr(obj, "flag", True)`): such an attribute can be set on an
     /// instance of any class. `setattr` with a name computed at run time is not recorded.
     pub foreign_attr_writes: Vec<ruff_python_ast::name::Name>,
+    /// `Name.attr = value` at module level (`Config.MethodCls = Method` after the class
+    /// statement): an attribute set on a class, or a module, once the file has run.
+    pub module_attr_assigns: Vec<ModuleAttrAssign>,
+}
+
+/// `object.attr = value` in a module's own code, `object` a name.
+#[derive(Clone, Debug)]
+pub struct ModuleAttrAssign {
+    pub object: ruff_python_ast::name::Name,
+    pub attr: ruff_python_ast::name::Name,
+    /// `None` when it nests too deeply to keep.
+    pub value: Option<Box<Expr>>,
+    /// The whole assignment statement.
+    pub range: Span,
 }

@@ -986,6 +986,28 @@ fn a_helper_returning_none_in_a_pair_is_evaluated() {
 }
 
 #[test]
+fn a_class_attribute_set_after_the_class_statement_is_the_classs() {
+    // `ScalingConfig.MethodCls = ScalingMethod` at module level, the base declaring
+    // `MethodCls: type = MethodBase`; `get_method` is the base's, run for an unknown config.
+    // Read from the class body, and from the base for every config, each built the abstract
+    // method, which raises: no configuration reached the end.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.late_class_attr.LateMethodMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "quant_config is PlainConfig".into()),
+            ("TWICE".into(), 2, "quant_config is ScalingConfig".into())
+        ]
+    );
+    let (code, verdict, out) = trace(
+        "trace/router",
+        &["--entry", "gate.late_class_attr.LateMethodMoE", "--assume", "quant_config=ScalingConfig"],
+    );
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+}
+
+#[test]
 fn a_buffer_a_helper_allocates_is_written_by_the_calls_it_is_handed_to() {
     // `output = get_local_buffer(group)` returns `torch.empty(...)` through a classmethod;
     // the scattering calls then fill it. Only a name assigned an allocation itself was a
