@@ -1104,6 +1104,11 @@ impl Interp<'_, '_> {
         let value = self.sym(SymKey::Call(func, key), display, hint);
         if let Some(returns) = self.index.function(func).returns.clone() {
             self.note_annotated(&value, func.file, &returns);
+            // Declared to return a tensor, it does not return `None` (`all_reduce(shared) ->
+            // torch.Tensor` then `shared is None`).
+            if let (Value::Sym(s), true) = (&value, declares_tensor(Some(&returns))) {
+                self.never_none.insert(*s);
+            }
         }
         // Evaluated after all if the result is called (a registry lookup, a factory of
         // functions): see `call_through_deferred`. The same symbol met again (the same call

@@ -1008,6 +1008,33 @@ fn a_class_attribute_set_after_the_class_statement_is_the_classs() {
 }
 
 #[test]
+fn a_skipped_call_declared_to_return_a_tensor_is_not_none() {
+    // `shared_output = all_reduce(shared_output)` (declared `-> torch.Tensor`, its collective
+    // outside the tree), then `shared_output is None`. Named, the result was a value of its
+    // own and `all_reduce(shared_output) == None` an atom of both rows.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.reduced_share.ReducedShareMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "INVERSE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            (
+                "ONCE".into(),
+                1,
+                "shared_experts == None or shared_experts.output == None or not (routed_output.dtype == torch.float16)"
+                    .into()
+            ),
+            (
+                "INVERSE".into(),
+                -1,
+                "not (shared_experts == None) and not (shared_experts.output == None) and routed_output.dtype == \
+                 torch.float16"
+                    .into()
+            )
+        ]
+    );
+}
+
+#[test]
 fn a_buffer_a_helper_allocates_is_written_by_the_calls_it_is_handed_to() {
     // `output = get_local_buffer(group)` returns `torch.empty(...)` through a classmethod;
     // the scattering calls then fill it. Only a name assigned an allocation itself was a
