@@ -1149,6 +1149,21 @@ impl<'r, 'a> Interp<'r, 'a> {
 
     // --- module globals ------------------------------------------------------------------
 
+    /// Runs `f` as code that runs when its module is imported (a module-level value, a class
+    /// attribute): unconditionally, whichever call first needs it, and making objects shared by
+    /// every call. Evaluated from inside a call, an object it builds (`FLAG = EnvField(None)`)
+    /// held its fields only under that call's condition, and a read from another call raised.
+    pub fn at_import_time<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = (self.base, self.heap_mark);
+        self.base = Cond::TRUE;
+        self.heap_mark = self.heap.len() as HeapId;
+        self.sharing += 1;
+        let out = f(self);
+        self.sharing -= 1;
+        (self.base, self.heap_mark) = saved;
+        out
+    }
+
     /// The value of a module-level name, evaluated on first use (imports followed, assignments
     /// evaluated in a module frame). Values that depend on things outside the tree become one
     /// symbol named after the variable, so `_use_aiter` is one atom wherever it is read.
@@ -1161,9 +1176,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             return G::one(&self.conds, Value::unknown(format!("`{name}` is defined in terms of itself")));
         }
         self.globals_in_progress.insert(key.clone());
-        self.sharing += 1;
-        let g = self.compute_global(file, name, loc);
-        self.sharing -= 1;
+        let g = self.at_import_time(|this| this.compute_global(file, name, loc));
         self.globals_in_progress.remove(&key);
         self.globals.insert(key, g.clone());
         self.fill_registry(name, &g, loc);
@@ -1412,9 +1425,7 @@ impl<'r, 'a> Interp<'r, 'a> {
                 if let Some(expr) = self.index.file(file).facts.module_attr_assigns[i].value.clone() {
                     let mut frame = self.frame(None, file);
                     let tt = self.conds.truth();
-                    self.sharing += 1;
-                    let value = self.eval(&mut frame, &expr, &tt);
-                    self.sharing -= 1;
+                    let value = self.at_import_time(|this| this.eval(&mut frame, &expr, &tt));
                     self.class_attrs.insert(key, value.clone());
                     self.fill_registry(name, &value, loc);
                     return Some((base, value));
@@ -1463,10 +1474,7 @@ impl<'r, 'a> Interp<'r, 'a> {
                         }
                         let tt = self.conds.truth();
                         let expr = expr.clone();
-                        self.sharing += 1;
-                        let value = self.eval(&mut frame, &expr, &tt);
-                        self.sharing -= 1;
-                        value
+                        self.at_import_time(|this| this.eval(&mut frame, &expr, &tt))
                     }
                     BindingKind::Import { module } => G::one(&self.conds, self.module_value(module)),
                     BindingKind::ImportFrom { module, name } => self.import_from(module, name, loc),

@@ -1035,6 +1035,17 @@ fn a_skipped_call_declared_to_return_a_tensor_is_not_none() {
 }
 
 #[test]
+fn objects_a_module_builds_at_import_hold_their_fields_everywhere() {
+    // `SKIP_SCALING = EnvField(None)` in a class body, first read from a call that runs only
+    // where `config.early_check` holds. Built there, its fields held only there, and the later
+    // read raised in the other half of the configurations.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.import_time.ImportTimeMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    assert!(out.json()["raises"].as_array().is_none_or(Vec::is_empty), "{}", out.stdout);
+}
+
+#[test]
 fn a_buffer_a_helper_allocates_is_written_by_the_calls_it_is_handed_to() {
     // `output = get_local_buffer(group)` returns `torch.empty(...)` through a classmethod;
     // the scattering calls then fill it. Only a name assigned an allocation itself was a
