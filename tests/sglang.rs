@@ -805,3 +805,54 @@ fn sglang_0_5_6_never_applies_the_factor_with_the_flashinfer_cutlass_runner_in_b
     assert!(rows.iter().filter(|r| r["verdict"] == "ONCE").all(|r| multiplied(&r)), "{rows:#?}");
     assert!(rows.iter().any(|r| r["verdict"] == "ONCE"), "{rows:#?}");
 }
+
+fn compressed_tensors_trace(tree: &PathBuf) -> Value {
+    trace(
+        tree,
+        &[
+            "routed_scaling_factor",
+            "--entry",
+            "sglang.srt.models.deepseek_v2.DeepseekV2MoE",
+            "--platform",
+            "cuda",
+            "--assume",
+            "quant_config=CompressedTensorsConfig",
+            "--assume",
+            "MOE_A2A_BACKEND=None",
+        ],
+    )
+}
+
+#[test]
+fn sglang_0_5_4_post3_never_applies_the_factor_with_compressed_tensors_wna16() {
+    // SGLang 0.5.4.post3, read in deepseek_v2.py and compressed_tensors_moe.py of that release:
+    // a compressed-tensors checkpoint with grouped or channel-wise int weights and no activation
+    // quantization (Kimi K2 Thinking's INT4) gets `CompressedTensorsWNA16MoEMethod`, whose
+    // `fused_marlin_moe(...)` is not given the factor; on CUDA the block leaves it to the experts
+    // and the top-k does not fold it for that method. The routed output is never scaled (sglang
+    // PR 12738). 0.5.5 multiplies after the experts for that method (deepseek_v2.py:857, and
+    // 790 on the dual-stream path).
+    let Some(old_tree) = fetch("0.5.4.post3") else { return };
+    let old = compressed_tensors_trace(&old_tree);
+    assert_evaluated_to_the_end(&old);
+    let rows = old["rows"].as_array().unwrap();
+    let never: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "NEVER").collect();
+    assert_eq!(never.len(), 1, "{rows:#?}");
+    assert!(row_sites(never[0]).is_empty(), "{:#}", never[0]);
+    // It is the WNA16 method's configuration: int weights without activation quantization.
+    let wna16 = "quant_config.target_scheme_map[\"Linear\"].get(\"input_activations\") == None";
+    assert!(never[0]["when"].as_str().unwrap().contains(wna16), "{:#}", never[0]);
+    assert!(rows.iter().all(|r| matches!(r["verdict"].as_str(), Some("ONCE" | "NEVER" | "INVERSE"))), "{rows:#?}");
+
+    let Some(new_tree) = fetch("0.5.5") else { return };
+    let new = compressed_tensors_trace(&new_tree);
+    assert_evaluated_to_the_end(&new);
+    let rows = new["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["verdict"] == "ONCE"), "{rows:#?}");
+    let block_multiplies = |r: &&Value| {
+        row_sites(r)
+            .iter()
+            .any(|(path, line, _)| path == "sglang/srt/models/deepseek_v2.py" && [790, 857].contains(line))
+    };
+    assert!(rows.iter().any(|r| block_multiplies(&r) && r["when"].as_str().unwrap().contains(wna16)), "{rows:#?}");
+}
