@@ -1386,6 +1386,26 @@ impl<'r, 'a> Interp<'r, 'a> {
         G::one(&self.conds, Value::External(Rc::from(format!("{module}.{name}"))))
     }
 
+    /// Python calls `value.__set_name__(owner, name)` for each object of a class body whose
+    /// class defines it (a descriptor learning its attribute's name: `SGLANG_X =
+    /// EnvBool(False)` reads `os.getenv("SGLANG_X")`).
+    fn set_names(&mut self, value: &G, owner: ClassId, name: &Name, loc: Loc) {
+        for (c, v) in value.0.clone() {
+            let Value::Obj(id) = v else { continue };
+            let ObjKind::Instance(class) = self.heap[id as usize].kind else { continue };
+            let Some((_, hook)) = self.class_attr(class, "__set_name__", loc) else { continue };
+            let Some(Value::Func(hook)) = hook.single().cloned() else { continue };
+            let args = super::calls::Args {
+                positional: vec![
+                    super::calls::Arg { value: G::under(c, Value::Class(owner)), loc: None },
+                    super::calls::Arg { value: G::under(c, Value::Const(Constant::Str(name.to_string()))), loc: None },
+                ],
+                ..Default::default()
+            };
+            self.call_function(hook, Some(Value::Obj(id)), args, &c, loc);
+        }
+    }
+
     /// The module-level statements that set attribute `name` on `class` (`Config.MethodCls =
     /// Method` after the class statement), in file and source order.
     fn class_attr_assigned(&mut self, class: ClassId, name: &str) -> Vec<(FileId, usize)> {
@@ -1474,7 +1494,12 @@ impl<'r, 'a> Interp<'r, 'a> {
                         }
                         let tt = self.conds.truth();
                         let expr = expr.clone();
-                        self.at_import_time(|this| this.eval(&mut frame, &expr, &tt))
+                        let name = binding.name.clone();
+                        self.at_import_time(|this| {
+                            let value = this.eval(&mut frame, &expr, &tt);
+                            this.set_names(&value, base, &name, loc);
+                            value
+                        })
                     }
                     BindingKind::Import { module } => G::one(&self.conds, self.module_value(module)),
                     BindingKind::ImportFrom { module, name } => self.import_from(module, name, loc),

@@ -1046,6 +1046,19 @@ fn objects_a_module_builds_at_import_hold_their_fields_everywhere() {
 }
 
 #[test]
+fn a_descriptor_learns_its_name_from_set_name() {
+    // Two environment flags of one settings class, each `self.name in os.environ` with the name
+    // `__set_name__` gave it. Without it both read as the same test, so the one that skips the
+    // scaling and the one that scales again always agreed: ONCE everywhere.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.set_name.NamedFlagsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    let rows = rows(&out);
+    let row = |v: &str| rows.iter().find(|r| r.0 == v).map(|r| r.2.clone()).unwrap_or_default();
+    assert_eq!(row("TWICE"), "not (\"SKIP_SCALING\" in os.environ) and \"SCALE_AGAIN\" in os.environ");
+    assert_eq!(row("NEVER"), "\"SKIP_SCALING\" in os.environ and not (\"SCALE_AGAIN\" in os.environ)");
+}
+
+#[test]
 fn a_buffer_a_helper_allocates_is_written_by_the_calls_it_is_handed_to() {
     // `output = get_local_buffer(group)` returns `torch.empty(...)` through a classmethod;
     // the scattering calls then fill it. Only a name assigned an allocation itself was a
