@@ -241,6 +241,9 @@ pub struct Interp<'r, 'a> {
     /// Module-level `Class.attr = value` statements by the class and attribute they set (built
     /// on first use): (file, index into its `module_attr_assigns`).
     class_attr_assigns: Option<Rc<FxHashMap<(ClassId, Name), Vec<(FileId, usize)>>>>,
+    /// Where import-time code is running (the class-body or module statement being evaluated):
+    /// module statements of that file after it have not run yet.
+    import_position: Option<(FileId, u32)>,
     /// Closures: what a nested function sees of its enclosing function (its locals when the
     /// function was defined, refreshed where the enclosing function calls it, hands it on or
     /// returns; see `refresh_closures`).
@@ -463,6 +466,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             globals_in_progress: FxHashSet::default(),
             class_attrs: FxHashMap::default(),
             class_attr_assigns: None,
+            import_position: None,
             closures: FxHashMap::default(),
             stack: Vec::new(),
             steps: 0,
@@ -1164,6 +1168,16 @@ impl<'r, 'a> Interp<'r, 'a> {
         out
     }
 
+    /// [`Interp::at_import_time`] for the statement at `position`: what the module sets after it
+    /// (`EnvField._allow_set_name = False` below the class that reads it while being created)
+    /// is not set yet.
+    fn at_import_position<R>(&mut self, position: (FileId, u32), f: impl FnOnce(&mut Self) -> R) -> R {
+        let saved = self.import_position.replace(position);
+        let out = self.at_import_time(f);
+        self.import_position = saved;
+        out
+    }
+
     /// The value of a module-level name, evaluated on first use (imports followed, assignments
     /// evaluated in a module frame). Values that depend on things outside the tree become one
     /// symbol named after the variable, so `_use_aiter` is one atom wherever it is read.
@@ -1402,6 +1416,8 @@ impl<'r, 'a> Interp<'r, 'a> {
                 ],
                 ..Default::default()
             };
+            // Now, while the class is being created (not when `self.name` is first read).
+            self.force = Some(hook);
             self.call_function(hook, Some(Value::Obj(id)), args, &c, loc);
         }
     }
@@ -1435,18 +1451,33 @@ impl<'r, 'a> Interp<'r, 'a> {
         let mro = self.resolver.mro(class);
         for base in mro.classes.iter().copied() {
             // Set on the class by the module's code after the class statement: that value is
-            // the one the class has once its module is imported (the last statement wins).
-            if let Some(&(file, i)) = self.class_attr_assigned(base, name).last() {
-                let key = (base, Name::new(name));
-                if let Some(g) = self.class_attrs.get(&key) {
+            // the one the class has once its module is imported (the last statement wins), or,
+            // read by import-time code of that module, the last that has run. (What is read
+            // before the module has run is not cached.)
+            let assigns = self.class_attr_assigned(base, name);
+            let ran = |(file, i): &(FileId, usize)| match self.import_position {
+                Some((at_file, at)) if at_file == *file => {
+                    self.index.file(*file).facts.module_attr_assigns[*i].range.start < at
+                }
+                _ => true,
+            };
+            let visible: Vec<(FileId, usize)> = assigns.iter().copied().filter(ran).collect();
+            let cacheable = visible.len() == assigns.len();
+            let key = (base, Name::new(name));
+            if let Some(&(file, i)) = visible.last() {
+                if let Some(g) = self.class_attrs.get(&key).filter(|_| cacheable) {
                     return Some((base, g.clone()));
                 }
                 // (A value too deeply nested to keep: the class body's, if any.)
-                if let Some(expr) = self.index.file(file).facts.module_attr_assigns[i].value.clone() {
+                let assign = &self.index.file(file).facts.module_attr_assigns[i];
+                if let Some(expr) = assign.value.clone() {
+                    let at = assign.range.start;
                     let mut frame = self.frame(None, file);
                     let tt = self.conds.truth();
-                    let value = self.at_import_time(|this| this.eval(&mut frame, &expr, &tt));
-                    self.class_attrs.insert(key, value.clone());
+                    let value = self.at_import_position((file, at), |this| this.eval(&mut frame, &expr, &tt));
+                    if cacheable {
+                        self.class_attrs.insert(key, value.clone());
+                    }
                     self.fill_registry(name, &value, loc);
                     return Some((base, value));
                 }
@@ -1464,8 +1495,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             if bindings.is_empty() {
                 continue;
             }
-            let key = (base, Name::new(name));
-            if let Some(g) = self.class_attrs.get(&key) {
+            if let Some(g) = self.class_attrs.get(&key).filter(|_| cacheable) {
                 return Some((base, g.clone()));
             }
             let mut out = G::empty();
@@ -1495,7 +1525,7 @@ impl<'r, 'a> Interp<'r, 'a> {
                         let tt = self.conds.truth();
                         let expr = expr.clone();
                         let name = binding.name.clone();
-                        self.at_import_time(|this| {
+                        self.at_import_position((base.file, binding.range.start), |this| {
                             let value = this.eval(&mut frame, &expr, &tt);
                             this.set_names(&value, base, &name, loc);
                             value
@@ -1515,7 +1545,9 @@ impl<'r, 'a> Interp<'r, 'a> {
                 };
                 out = value;
             }
-            self.class_attrs.insert(key, out.clone());
+            if cacheable {
+                self.class_attrs.insert(key, out.clone());
+            }
             self.fill_registry(name, &out, loc);
             return Some((base, out));
         }
