@@ -1205,7 +1205,7 @@ fn printed(conds: &super::cond::Conds, cond: &Cond, care: &Cond) -> Configuratio
     let literals = |lits: Vec<(usize, bool)>| -> Vec<Literal> {
         lits.into_iter().map(|(atom, value)| Literal { atom: conds.atoms()[atom].display.clone(), value }).collect()
     };
-    let products = conds.products_within(cond, care);
+    let products = conds.products_within(cond, care).or_else(|| conds.raw_products(cond));
     let example = match &products {
         // A large `care` (every raise of a large trace) may be too large to search: the rows
         // already leave out the raises about their atoms, so a configuration of the row alone

@@ -34,6 +34,9 @@ use crate::syntax::Constant;
 pub const MAX_ATOMS: usize = 4000;
 /// Products a condition is printed with before the rest is elided (and said so).
 pub const MAX_PRODUCTS: usize = 64;
+/// A condition over at most this many atoms is printed as it stands when its minimal form
+/// within the configurations that matter cannot be found.
+const RAW_PRINT_MAX_ATOMS: usize = 8;
 /// Conditions printed from a form simplified within the configurations that matter, or
 /// reduced to their deciding atoms, are at most this large (with those configurations):
 /// past it the work is a large share of the whole trace's, for a text that stays too long.
@@ -802,12 +805,31 @@ impl Conds {
         self.render_products(cond, self.products_within(cond, care).as_deref())
     }
 
+    /// The products of `cond` as it stands, none dropped for the configurations that matter:
+    /// for a condition over few atoms whose minimal form [`Conds::products_within`] could not
+    /// find. `None` past [`RAW_PRINT_MAX_ATOMS`] atoms or [`MAX_PRODUCTS`] products.
+    pub fn raw_products(&self, cond: &Cond) -> Option<Vec<Vec<(usize, bool)>>> {
+        if !(1..=RAW_PRINT_MAX_ATOMS).contains(&self.support(cond).len()) {
+            return None;
+        }
+        let cubes = with(|t| t.cubes(cond.0, MAX_PRODUCTS))?;
+        let cubes: Vec<Vec<(usize, bool)>> =
+            cubes.into_iter().map(|c| c.into_iter().map(|(v, b)| (v as usize, b)).collect()).collect();
+        (!cubes.is_empty() && cubes.iter().all(|c| !c.is_empty())).then_some(cubes)
+    }
+
     /// The text of `cond` from its products as [`Conds::products_within`] gave them (`None`:
     /// too many), for callers that need both.
     pub fn render_products(&self, cond: &Cond, products: Option<&[Vec<(usize, bool)>]>) -> String {
         let Some(products) = products else {
-            // Too many products within the configurations that matter; `cond` itself may have
-            // no atoms (true, where they were all over-approximated at a bound).
+            // Too many products within the configurations that matter, or too large an
+            // operation to find them there: a condition over few atoms is written as it
+            // stands (its own products, none dropped for the configurations that matter).
+            if let Some(raw) = self.raw_products(cond) {
+                return self.render_products(cond, Some(&raw));
+            }
+            // `cond` itself may have no atoms (true, where they were all over-approximated at
+            // a bound).
             return match self.support(cond).len() {
                 0 => "(a condition too large to print)".to_string(),
                 n => format!("(a condition over {n} atoms, too large to print)"),
@@ -1088,6 +1110,19 @@ mod tests {
         assert!(!conds.feasible(&a.and(&a.not())));
         assert_eq!(conds.render(&a.and(&b.not())), "a and not b");
         assert_eq!(conds.render(&a.or(&a.not())), "always");
+    }
+
+    #[test]
+    fn a_small_condition_whose_minimal_form_was_not_found_is_printed_as_it_stands() {
+        // (`products_within` gives up when the configurations that matter are too large to
+        // combine with: `None`.)
+        let mut conds = Conds::default();
+        let a = conds.atom(AtomKey::Test("a".into()), || "a".into());
+        let b = conds.atom(AtomKey::Test("b".into()), || "b".into());
+        assert_eq!(conds.render_products(&a.and(&b.not()), None), "a and not b");
+        let many: Vec<Cond> = (0..10).map(|i| conds.atom(AtomKey::Test(format!("c{i}")), || format!("c{i}"))).collect();
+        let all = many.iter().fold(conds.truth(), |acc, c| acc.and(c));
+        assert_eq!(conds.render_products(&all, None), "(a condition over 10 atoms, too large to print)");
     }
 
     #[test]
