@@ -856,3 +856,49 @@ fn sglang_0_5_4_post3_never_applies_the_factor_with_compressed_tensors_wna16() {
     };
     assert!(rows.iter().any(|r| block_multiplies(&r) && r["when"].as_str().unwrap().contains(wna16)), "{rows:#?}");
 }
+
+fn hunyuan_v3_npu_trace(tree: &PathBuf) -> Value {
+    trace(
+        tree,
+        &[
+            "router_scaling_factor",
+            "--entry",
+            "sglang.srt.models.hunyuan_v3.HYV3MoEFused",
+            "--platform",
+            "npu",
+            "--assume",
+            "quant_config=None",
+            "--assume",
+            "get_moe_a2a_backend()=none",
+            "--assume",
+            "_oot_dispatch_key()=None",
+            "--assume",
+            "get_fused_op_backend()=None",
+        ],
+    )
+}
+
+#[test]
+fn sglang_0_5_13_never_applies_hunyuan_v3s_factor_on_npu_with_renormalized_weights() {
+    // SGLang 0.5.13, read in hardware_backend/npu/moe/topk.py of that release: the block asks
+    // the top-k to apply the factor (`apply_routed_scaling_factor_on_output=True`), and the NPU
+    // gating kernel is given `1 if renormalize else routed_scaling_factor`. Hunyuan 3's
+    // `route_norm` renormalizes, so the factor is dropped (sglang PR 29909: GPQA 0.175). 0.5.23
+    // passes the factor whenever the block asks.
+    let Some(old_tree) = fetch("0.5.13") else { return };
+    let old = hunyuan_v3_npu_trace(&old_tree);
+    assert_evaluated_to_the_end(&old);
+    let rows = old["rows"].as_array().unwrap();
+    let never: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "NEVER").collect();
+    assert_eq!(never.len(), 1, "{rows:#?}");
+    assert!(never[0]["when"].as_str().unwrap().contains("config.route_norm and"), "{:#}", never[0]);
+    let once: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "ONCE").collect();
+    assert!(!once.is_empty() && once.iter().all(|r| r["when"].as_str().unwrap().starts_with("not config.route_norm")));
+
+    let Some(new_tree) = fetch("0.5.23") else { return };
+    let new = hunyuan_v3_npu_trace(&new_tree);
+    let rows = new["rows"].as_array().unwrap();
+    // (The piecewise CUDA-graph path goes through an operator that looks its module up: UNKNOWN.)
+    assert!(rows.iter().all(|r| matches!(r["verdict"].as_str(), Some("ONCE" | "UNKNOWN"))), "{rows:#?}");
+    assert!(rows.iter().any(|r| r["verdict"] == "ONCE" && !r["when"].as_str().unwrap().contains("route_norm")));
+}
