@@ -1580,8 +1580,8 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for ReturnKinds {
         match stmt {
             Stmt::Return(ret) => match ret.value.as_deref() {
                 None | Some(Expr::NoneLiteral(_)) => self.none = true,
-                // `return (None, result)` beside `return result`: the caller unpacks the pair
-                // and tests the item for `None`.
+                // `return (None, result)` (beside `return result`, or alone): the caller
+                // unpacks the pair and tests the item for `None`, so it counts as both.
                 Some(Expr::Tuple(t)) if t.elts.iter().any(Expr::is_none_literal_expr) => {
                     self.none = true;
                     self.value = true;

@@ -160,7 +160,7 @@ fn render_terms(formula: &Formula, spell: &dyn Fn(Lit) -> Spelling) -> Vec<Strin
     };
     let spelled: Vec<Option<Spelling>> =
         parts.iter().map(|part| if let Formula::Lit(lit) = part { Some(spell(*lit)) } else { None }).collect();
-    // The value of each literal that may be grouped, and how many of them each value has.
+    // The value whose equality a literal of the grouped polarity tests, if any.
     let value_of = |i: usize| match (&parts[i], &spelled[i]) {
         (Formula::Lit((_, holds)), Some(Spelling { equality: Some((value, _, _)), .. }))
             if *holds == grouped_polarity =>
