@@ -1783,12 +1783,7 @@ impl Interp<'_, '_> {
             if is_abstract(self.index.function(f)) {
                 continue;
             }
-            let mut cond = self.conds.falsity();
-            for member in &members {
-                let atom = self.class_atom(sym, *member);
-                cond = cond.or(&atom);
-            }
-            let c = pc.and(&cond);
+            let c = pc.and(&self.of_classes(sym, &members));
             if !self.conds.feasible(&c) {
                 continue;
             }
@@ -1831,6 +1826,16 @@ impl Interp<'_, '_> {
         classes
     }
 
+    /// "The unknown object `sym` is of one of `classes`" (each exactly).
+    pub fn of_classes(&mut self, sym: SymId, classes: &[ClassId]) -> Cond {
+        let mut cond = self.conds.falsity();
+        for class in classes {
+            let atom = self.class_atom(sym, *class);
+            cond = cond.or(&atom);
+        }
+        cond
+    }
+
     /// "The unknown object `sym` is exactly of `class`": a constant when its universe decides
     /// it (one candidate, or a class outside the candidates), an atom otherwise.
     pub fn class_atom(&mut self, sym: SymId, class: ClassId) -> Cond {
@@ -1870,16 +1875,12 @@ impl Interp<'_, '_> {
                 ObjKind::Opaque(s) => self.isinstance(&Value::Sym(s), classes, loc),
             },
             Value::Sym(s) if self.syms[*s as usize].class_hint.is_some() && !targets.is_empty() => {
-                let universe = self.universe(*s);
-                let mut any = self.conds.falsity();
-                for k in universe {
-                    let mro = self.resolver.mro(k);
-                    if targets.iter().any(|t| mro.classes.contains(t)) {
-                        let atom = self.class_atom(*s, k);
-                        any = any.or(&atom);
-                    }
-                }
-                any
+                let instances: Vec<ClassId> = self
+                    .universe(*s)
+                    .into_iter()
+                    .filter(|k| targets.iter().any(|t| self.resolver.mro(*k).classes.contains(t)))
+                    .collect();
+                self.of_classes(*s, &instances)
             }
             Value::Num(_) => {
                 self.conds.constant(external.iter().any(|e| e.ends_with("Tensor") || e.ends_with("Parameter")))

@@ -1414,12 +1414,7 @@ impl Interp<'_, '_> {
         }
         let mut out = G::empty();
         for (owner, classes) in groups {
-            let mut cond = self.conds.falsity();
-            for member in &classes {
-                let atom = self.class_atom(base, *member);
-                cond = cond.or(&atom);
-            }
-            let c = pc.and(&cond);
+            let c = pc.and(&self.of_classes(base, &classes));
             if !self.conds.feasible(&c) {
                 continue;
             }
