@@ -755,24 +755,19 @@ fn sglang_hunyuan_v3_scales_on_triton_and_deep_gemm_and_never_on_triton_kernels(
     assert_eq!((rows[0]["verdict"].as_str(), rows[0]["when"].as_str()), (Some("NEVER"), Some("always")));
 }
 
+/// `trace VALUE --entry ENTRY --platform PLATFORM --assume A...`.
+fn trace_on(tree: &PathBuf, value: &str, entry: &str, platform: &str, assumptions: &[&str]) -> Value {
+    let mut args = vec![value, "--entry", entry, "--platform", platform];
+    for assumption in assumptions {
+        args.extend(["--assume", assumption]);
+    }
+    trace(tree, &args)
+}
+
 /// `DeepseekV2MoE` without quantization on CUDA with the FlashInfer CUTLASS runner.
 fn flashinfer_cutlass_bf16_trace(tree: &PathBuf) -> Value {
-    trace(
-        tree,
-        &[
-            "routed_scaling_factor",
-            "--entry",
-            "sglang.srt.models.deepseek_v2.DeepseekV2MoE",
-            "--platform",
-            "cuda",
-            "--assume",
-            "quant_config=None",
-            "--assume",
-            "MOE_A2A_BACKEND=None",
-            "--assume",
-            "MOE_RUNNER_BACKEND=flashinfer_cutlass",
-        ],
-    )
+    let assumptions = ["quant_config=None", "MOE_A2A_BACKEND=None", "MOE_RUNNER_BACKEND=flashinfer_cutlass"];
+    trace_on(tree, "routed_scaling_factor", "sglang.srt.models.deepseek_v2.DeepseekV2MoE", "cuda", &assumptions)
 }
 
 #[test]
@@ -807,20 +802,8 @@ fn sglang_0_5_6_never_applies_the_factor_with_the_flashinfer_cutlass_runner_in_b
 }
 
 fn compressed_tensors_trace(tree: &PathBuf) -> Value {
-    trace(
-        tree,
-        &[
-            "routed_scaling_factor",
-            "--entry",
-            "sglang.srt.models.deepseek_v2.DeepseekV2MoE",
-            "--platform",
-            "cuda",
-            "--assume",
-            "quant_config=CompressedTensorsConfig",
-            "--assume",
-            "MOE_A2A_BACKEND=None",
-        ],
-    )
+    let assumptions = ["quant_config=CompressedTensorsConfig", "MOE_A2A_BACKEND=None"];
+    trace_on(tree, "routed_scaling_factor", "sglang.srt.models.deepseek_v2.DeepseekV2MoE", "cuda", &assumptions)
 }
 
 #[test]
@@ -858,24 +841,9 @@ fn sglang_0_5_4_post3_never_applies_the_factor_with_compressed_tensors_wna16() {
 }
 
 fn hunyuan_v3_npu_trace(tree: &PathBuf) -> Value {
-    trace(
-        tree,
-        &[
-            "router_scaling_factor",
-            "--entry",
-            "sglang.srt.models.hunyuan_v3.HYV3MoEFused",
-            "--platform",
-            "npu",
-            "--assume",
-            "quant_config=None",
-            "--assume",
-            "get_moe_a2a_backend()=none",
-            "--assume",
-            "_oot_dispatch_key()=None",
-            "--assume",
-            "get_fused_op_backend()=None",
-        ],
-    )
+    let assumptions =
+        ["quant_config=None", "get_moe_a2a_backend()=none", "_oot_dispatch_key()=None", "get_fused_op_backend()=None"];
+    trace_on(tree, "router_scaling_factor", "sglang.srt.models.hunyuan_v3.HYV3MoEFused", "npu", &assumptions)
 }
 
 #[test]
