@@ -1980,16 +1980,20 @@ impl Interp<'_, '_> {
         if !slots.iter().any(|(_, g)| scaled(g)) {
             return None;
         }
-        let plain = || Value::Num(Rc::new(Num::plain_tensor()));
-        let mut out = G::under(*pc, plain());
+        // The held tensors together. Where a slot holds no tensor it adds nothing, not a plain
+        // tensor: that would be a part of its own (exponent 0) beside the others', as if
+        // unscaled data were held too (a record holding the scaled expert output read MIXED).
+        let mut out = G::empty();
         for (_, slot) in slots {
-            let mut slot = slot.restrict(&self.conds, pc);
-            // Where the slot holds no tensor, it adds nothing.
-            let gap = pc.and(&slot.coverage(&self.conds).not());
-            slot.push(&self.conds, gap, plain());
-            let merged = self.union_nums(&out, &slot, pc);
+            let slot = slot.restrict(&self.conds, pc);
+            let (held, with) = (out.coverage(&self.conds), slot.coverage(&self.conds));
+            let mut merged = self.union_nums(&out, &slot, pc);
+            merged.extend(&self.conds, out.restrict(&self.conds, &with.not()));
+            merged.extend(&self.conds, slot.restrict(&self.conds, &held.not()));
             out = self.bounded(merged, None, || "data held in a record took more alternatives than kept".to_string());
         }
+        let nothing = pc.and(&out.coverage(&self.conds).not());
+        out.push(&self.conds, nothing, Value::Num(Rc::new(Num::plain_tensor())));
         Some(out)
     }
 

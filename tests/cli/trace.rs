@@ -1059,6 +1059,18 @@ fn a_descriptor_learns_its_name_from_set_name() {
 }
 
 #[test]
+fn a_skipped_call_gives_back_the_data_a_record_holds_and_nothing_else() {
+    // `combine(CombineInput(hidden_states=scaled))`, not evaluated: its result is the held data.
+    // Added to a plain tensor, it had a part of exponent 0 of its own, and a multiply after it
+    // read MIXED (1, 2) instead of TWICE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.held_record.HeldRecordMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.held_record.TwiceHeldRecordMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(out.json()["rows"][0]["exponents"], serde_json::json!([2]), "{}", out.stdout);
+}
+
+#[test]
 fn a_buffer_a_helper_allocates_is_written_by_the_calls_it_is_handed_to() {
     // `output = get_local_buffer(group)` returns `torch.empty(...)` through a classmethod;
     // the scattering calls then fill it. Only a name assigned an allocation itself was a
