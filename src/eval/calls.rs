@@ -393,7 +393,7 @@ impl Interp<'_, '_> {
             Value::ExternalObj(path) => {
                 let path = path.clone();
                 if is_normalization(&path) {
-                    if let Some(normalized) = self.normalization_call(&args, pc) {
+                    if let Some(normalized) = self.normalization_call(&args, pc, loc) {
                         return normalized;
                     }
                 }
@@ -1651,7 +1651,7 @@ impl Interp<'_, '_> {
                 || mro.external.iter().any(|e| is_normalization(e))
         };
         if normalizes && !self.class_mentions(class) {
-            if let Some(normalized) = self.normalization_call(&args, pc) {
+            if let Some(normalized) = self.normalization_call(&args, pc, loc) {
                 return normalized;
             }
         }
@@ -1730,7 +1730,7 @@ impl Interp<'_, '_> {
     /// add-and-norm of serving stacks), it normalizes `x + residual` and carries that sum on.
     /// `None` when not called on data, or when handed the traced value itself (then its code is
     /// evaluated).
-    fn normalization_call(&mut self, args: &Args, pc: &Cond) -> Option<G> {
+    fn normalization_call(&mut self, args: &Args, pc: &Cond, loc: Loc) -> Option<G> {
         if args.carry_traced() {
             return None;
         }
@@ -1748,6 +1748,19 @@ impl Interp<'_, '_> {
                 Value::Const(Constant::None) => x.restrict(&self.conds, &c),
                 _ => self.union_nums(&x.restrict(&self.conds, &c), &G::under(c, r.clone()), &c),
             };
+            // Where data scaled as a whole loses its scale here, say so (a NEVER row then
+            // names the norm rather than nothing).
+            for (ic, iv) in input.iter() {
+                if let Value::Num(n) = iv {
+                    if n.carries_traced() && !n.parts.windows(2).any(|w| w[0].exp != w[1].exp) {
+                        let at = self.base.and(ic);
+                        match self.normalized_away.iter_mut().find(|(l, _)| *l == loc) {
+                            Some((_, c)) => *c = c.or(&at),
+                            None => self.normalized_away.push((loc, at)),
+                        }
+                    }
+                }
+            }
             let normalized = self.map(&input, |_, v| normalized(v));
             let value = match r {
                 Value::Const(Constant::None) => normalized,

@@ -331,6 +331,9 @@ pub struct Interp<'r, 'a> {
     /// Where values holding scaled data were dropped at the alternatives bound (as seen from
     /// the entry): a row there may miss an application.
     pub scaled_cuts: Cond,
+    /// Normalization layers that took the scale off data scaled as a whole (`RMSNorm(v * x) ==
+    /// RMSNorm(x)`), with where (as seen from the entry): what a NEVER row says happened.
+    pub normalized_away: Vec<(Loc, Cond)>,
     /// Non-zero while applying registering decorators: every call is evaluated.
     pub registering: usize,
     /// Non-zero while running the loader's phase (`loading.rs`): every call is evaluated.
@@ -504,6 +507,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             operator_callers: Vec::new(),
             looked_up: FxHashMap::default(),
             scaled_cuts: Cond::FALSE,
+            normalized_away: Vec::new(),
             registering: 0,
             loading: 0,
             loaded: FxHashSet::default(),

@@ -143,6 +143,10 @@ pub struct Row {
     /// bound: a decided row may miss an application there.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cut_at_bound: bool,
+    /// Where a NEVER row's data was scaled and a normalization layer then took the scale off
+    /// (`RMSNorm(v * x) == RMSNorm(x)`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub normalized_at: Vec<Note>,
 }
 
 /// The configurations of one outcome: the rows with that verdict and those exponents, merged.
@@ -985,7 +989,7 @@ fn answer(
             }
             let shown = conds.decisive(&cond, &care, &mut fuel);
             let configurations = printed(conds, &shown, &care);
-            let parts = parts
+            let parts: Vec<PartOut> = parts
                 .into_iter()
                 .map(|(exp, sites, incomplete)| PartOut {
                     exponent: exp,
@@ -1004,6 +1008,22 @@ fn answer(
             let mut blocked_by: Vec<Note> = blocked_by.into_iter().map(|b| blocker_note(interp, b)).collect();
             blocked_by.sort();
             blocked_by.dedup();
+            let mut normalized_at: Vec<Note> = if parts.is_empty() {
+                interp
+                    .normalized_away
+                    .iter()
+                    .filter(|(_, at)| at.meets(&cond))
+                    .map(|(loc, _)| Note {
+                        location: Some(Location::new(interp.index, loc.file, loc.span)),
+                        what: "`RMSNorm(v * x) == RMSNorm(x)`: a norm takes the scale off data scaled as a whole"
+                            .to_string(),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            normalized_at.sort();
+            normalized_at.dedup();
             Row {
                 outcome: Outcome { verdict, exponent: net_exponent(&exponents), exponents },
                 configurations,
@@ -1011,6 +1031,7 @@ fn answer(
                 reason,
                 blocked_by,
                 cut_at_bound,
+                normalized_at,
             }
         })
         .collect();

@@ -493,6 +493,10 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
         }
         if row.parts.is_empty() {
             let _ = writeln!(out, "  no application of {} reaches the output here", report.value);
+            for note in &row.normalized_at {
+                let location = note.location.as_ref().map(|l| l.to_string()).unwrap_or_default();
+                let _ = writeln!(out, "  the value was applied, then normalized away at {location} ({})", note.what);
+            }
         }
         for part in &row.parts {
             let incomplete = if part.incomplete { " (incomplete)" } else { "" };

@@ -2991,6 +2991,10 @@ fn a_normalization_layer_gives_data_of_no_scale() {
         let (code, verdict, out) = trace("trace/router", &["--entry", entry]);
         assert_eq!((code, verdict.as_str()), expected, "{entry}: {}", out.stdout);
     }
+    // The NEVER row says where the scale went.
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.normalized.ScaleThenNormMoE"]);
+    let at = &out.json()["rows"][0]["normalized_at"][0]["location"];
+    assert_eq!((at["path"].as_str(), at["line"].as_u64()), (Some("gate/normalized.py"), Some(49)), "{}", out.stdout);
 }
 
 #[test]
