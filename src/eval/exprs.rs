@@ -1257,6 +1257,10 @@ impl Interp<'_, '_> {
             }
             // A tensor's shape is not known: one symbol named by the expression, so that
             // `tokens, _ = x.shape` makes `tokens` a size (`x.shape[0]`), not an unknown.
+            Value::Num(n) if n.tensor && attr == "ndim" && n.shape.is_some() => {
+                let rank = n.shape.map_or(0, |i| self.shapes[i as usize].len());
+                G::under(*pc, Value::Const(Constant::Int(rank as i64)))
+            }
             Value::Num(n) if n.tensor && attr == "shape" && n.shape.is_some() => {
                 let dims = n.shape.map(|i| self.shapes[i as usize].clone()).unwrap_or_else(|| Rc::from([]));
                 let items = dims.iter().map(|g| g.restrict(&self.conds, pc)).collect();
@@ -2320,7 +2324,7 @@ impl Interp<'_, '_> {
                 base.ends_with(".shape") || base.ends_with(".size()")
             }
             // `M = a1.size(0)` handed back by a helper (`moe_problem_size`), tested as `M == 0`.
-            SymKey::At(_, _) => names_a_size(&self.syms[s as usize].display),
+            SymKey::At(_, _) | SymKey::Arith(..) => names_a_size(&self.syms[s as usize].display),
             _ => false,
         }
     }

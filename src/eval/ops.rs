@@ -212,6 +212,9 @@ impl Interp<'_, '_> {
             (Mult, _, Some(0), Operand::Scalar, _) => return Value::Const(Constant::Int(0)),
             _ => {}
         }
+        if let Some(v) = self.arithmetic(left, op, right, loc) {
+            return v;
+        }
         match (op, &l, &r) {
             (_, Operand::Const(a), Operand::Const(b)) => {
                 fold(a, op, b).map(Value::Const).unwrap_or_else(|| self.anonymous(loc))
@@ -259,6 +262,56 @@ impl Interp<'_, '_> {
             (Add, Operand::Data, _) | (Add, _, Operand::Data) => Value::Num(Rc::new(Num::plain_tensor())),
             _ => self.anonymous(loc),
         }
+    }
+
+    /// `x.dim()`, `x.size()` and `x.size(k)` of a tensor made with known sizes: the count of
+    /// its sizes, their tuple, the `k`th (from the end when negative).
+    pub(super) fn known_dimension(&self, n: &Num, name: &str, args: &Args) -> Option<G> {
+        if !n.tensor {
+            return None;
+        }
+        let dims = self.shapes[n.shape? as usize].clone();
+        if !args.keywords.is_empty() || args.unknown_star {
+            return None;
+        }
+        match (name, args.positional.as_slice()) {
+            ("dim", []) => Some(G::one(&self.conds, Value::Const(Constant::Int(dims.len() as i64)))),
+            ("size", []) => Some(G::one(&self.conds, Value::Tuple(Rc::new(dims.to_vec())))),
+            ("size", [k]) => {
+                let Some(Value::Const(Constant::Int(k))) = k.value.single() else { return None };
+                let at = if *k < 0 { dims.len() as i64 + k } else { *k };
+                usize::try_from(at).ok().and_then(|at| dims.get(at)).cloned()
+            }
+            _ => None,
+        }
+    }
+
+    /// Integer arithmetic on unknown numbers, one symbol per computation (see
+    /// [`SymKey::Arith`]); `None` unless an operand is an unknown number and the other one or
+    /// an integer.
+    fn arithmetic(&mut self, left: &Value, op: Operator, right: &Value, loc: Loc) -> Option<Value> {
+        let term = |v: &Value| match v {
+            Value::Sym(s) => Some(ArithTerm::Sym(*s)),
+            Value::Const(Constant::Int(i)) => Some(ArithTerm::Int(*i)),
+            _ => None,
+        };
+        let op = match op {
+            Operator::Add => ArithOp::Add,
+            Operator::Sub => ArithOp::Sub,
+            Operator::Mult => ArithOp::Mul,
+            Operator::FloorDiv => ArithOp::FloorDiv,
+            Operator::Mod => ArithOp::Mod,
+            _ => return None,
+        };
+        let (mut a, mut b) = (term(left)?, term(right)?);
+        if !matches!(a, ArithTerm::Sym(_)) && !matches!(b, ArithTerm::Sym(_)) {
+            return None;
+        }
+        if op.commutes() && b < a {
+            std::mem::swap(&mut a, &mut b);
+        }
+        let text = self.text(loc);
+        Some(self.sym(SymKey::Arith(op, a, b), text, None))
     }
 
     /// An unknown number computed at `loc` (a symbol named by its text).
@@ -594,8 +647,13 @@ impl Interp<'_, '_> {
                 G::under(*pc, Value::Num(Rc::new(Num { shape: n.shape, ..Num::plain_tensor() })))
             }
             "size" | "dim" | "numel" | "stride" | "is_contiguous" | "element_size" | "data_ptr" | "get_device" => {
-                let v = self.anonymous(loc);
-                G::under(pc.clone(), v)
+                match self.known_dimension(&n, name, &args) {
+                    Some(known) => known.restrict(&self.conds, pc),
+                    None => {
+                        let v = self.anonymous(loc);
+                        G::under(pc.clone(), v)
+                    }
+                }
             }
             "index_add_" | "index_add" | "scatter_add_" | "scatter_add" | "masked_scatter_" | "index_copy_"
             | "scatter_" | "masked_fill" | "masked_fill_" | "index_put_" | "where" => {
@@ -1084,12 +1142,7 @@ impl Interp<'_, '_> {
             return G::under(pc.clone(), Value::ExternalObj(Rc::from(path)));
         }
         if carriers.is_empty() {
-            if looks_like_data
-                && path.starts_with("torch.")
-                && !path.contains(".cuda.")
-                && !path.contains("distributed.get")
-                && !path.contains("is_")
-            {
+            if looks_like_data && path.starts_with("torch.") && !torch_setting(path) {
                 return G::under(pc.clone(), Value::Num(Rc::new(Num::plain_tensor())));
             }
             let text = self.text(loc);
@@ -1107,6 +1160,10 @@ impl Interp<'_, '_> {
                 None => (format!("{display}@{}:{}", loc.file.as_u32(), loc.span.start), display),
             };
             let v = self.sym(SymKey::External(key), display, None);
+            // torch answers its questions (`torch.get_default_dtype()`): never with `None`.
+            if let (Value::Sym(s), true) = (&v, path.starts_with("torch.") && torch_setting(path)) {
+                self.never_none.insert(*s);
+            }
             return G::under(pc.clone(), v);
         }
         // Cross product of the carriers' alternatives, bounded.
@@ -1678,4 +1735,34 @@ mod tests {
         assert_eq!(split_call_text("envs.X.get()"), ("envs.X.get", "()"));
         assert_eq!(split_call_text("x[0]"), ("x[0]", ""));
     }
+}
+
+/// A function of torch, called with no data, that answers a question about the process or the
+/// device (`torch.get_default_dtype()`, `torch.cuda.device_count()`, `torch.finfo(dtype)`)
+/// rather than making a tensor (`torch.empty(n, d)`). Taken for data, a dtype made every call it
+/// was handed (`maybe_roundup_sizes(hidden, inter, dtype)`) a computation on data, and the
+/// sizes it returned tensors: no size was then equal to the one it was made with.
+fn torch_setting(path: &str) -> bool {
+    const NAMESPACES: [&str; 14] = [
+        "torch.cuda.",
+        "torch.xpu.",
+        "torch.npu.",
+        "torch.mps.",
+        "torch.accelerator.",
+        "torch.backends.",
+        "torch.version.",
+        "torch.distributed.",
+        "torch.compiler.",
+        "torch._dynamo.",
+        "torch._inductor.",
+        "torch.library.",
+        "torch.fx.",
+        "torch.utils.",
+    ];
+    const QUESTIONS: [&str; 7] = ["get_", "set_", "is_", "has_", "can_", "are_", "use_"];
+    let last = path.rsplit('.').next().unwrap_or(path);
+    NAMESPACES.iter().any(|n| path.starts_with(n))
+        || QUESTIONS.iter().any(|q| last.starts_with(q))
+        || matches!(last, "finfo" | "iinfo" | "device" | "device_count" | "current_device" | "manual_seed" | "seed")
+        || path.contains("is_")
 }

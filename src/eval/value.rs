@@ -117,6 +117,35 @@ pub enum SymKey {
     LoopIndex(Loc),
     /// Anything else, by where it was computed.
     At(Loc, String),
+    /// Integer arithmetic on unknown numbers (`2 * intermediate_size`, `hidden_size // 2`), by
+    /// its operator and operands: the same computation written twice (`i * 2` in one method,
+    /// `2 * i` in another) is one number, so a size checked against the one it was made with
+    /// is equal, not an open question.
+    Arith(ArithOp, ArithTerm, ArithTerm),
+}
+
+/// The operators of [`SymKey::Arith`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    FloorDiv,
+    Mod,
+}
+
+impl ArithOp {
+    /// Whether the operands may be swapped (they are then kept in one order).
+    pub fn commutes(self) -> bool {
+        matches!(self, ArithOp::Add | ArithOp::Mul)
+    }
+}
+
+/// An operand of [`SymKey::Arith`]: an unknown number or an integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ArithTerm {
+    Sym(SymId),
+    Int(i64),
 }
 
 #[derive(Clone, Debug)]
