@@ -3051,3 +3051,19 @@ fn the_default_dtype_is_a_setting_not_data() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(raises(&out), Vec::<String>::new());
 }
+
+#[test]
+fn the_loader_hook_reads_what_the_skipped_constructor_set() {
+    // The method's constructor (never mentioning the factor) picks the backend; the loader's
+    // hook builds the kernel for it. Run on the unbuilt object, the hook read the backend as
+    // an unknown field, `BackendMethod.backend`, instead of the configuration that picks it.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.loaded_method.LoadedBackendMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not (config.moe.backend == \"fused\")".into()),
+            ("NEVER".into(), 0, "config.moe.backend == \"fused\"".into())
+        ]
+    );
+}
