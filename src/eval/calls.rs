@@ -1095,7 +1095,11 @@ impl Interp<'_, '_> {
         let key = self.call_key(&receiver, &args, loc);
         let text = self.text(loc);
         let name = self.index.function(func).qualname.clone();
-        let display = if text.len() <= 100 && !text.contains('\n') { text } else { format!("{name}(...)") };
+        let display = if text.len() <= 100 && !text.contains('\n') {
+            self.naming_classes(text, &receiver, &args)
+        } else {
+            format!("{name}(...)")
+        };
         // The return annotation, when it names a class of the tree, bounds what it can be.
         let hint = self.index.function(func).returns.clone().and_then(|r| {
             let ctx = crate::resolve::Ctx::module(func.file);
@@ -1202,6 +1206,67 @@ impl Interp<'_, '_> {
         result
     }
 
+    /// The text of a call with the classes it is handed by a variable written by name
+    /// (`k_cls.is_supported_config(k_cls, config)` asked of `TrtLlmExperts` reads
+    /// `TrtLlmExperts.is_supported_config(TrtLlmExperts, config)`): the same text asked of
+    /// several classes names several questions, and the output has to tell them apart.
+    fn naming_classes(&self, text: String, receiver: &Option<Value>, args: &Args) -> String {
+        let is_name = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_');
+        let mut renames: Vec<(String, String)> = Vec::new();
+        for arg in &args.positional {
+            if let (Some(Value::Class(c)), Some(loc)) = (arg.value.single(), arg.loc) {
+                let written = self.text(loc);
+                if is_name(&written) {
+                    renames.push((written, self.index.class(*c).name.to_string()));
+                }
+            }
+        }
+        if let Some(Value::Class(c)) = receiver {
+            if let Some((written, _)) = text.split_once('.') {
+                if is_name(written) {
+                    renames.push((written.to_string(), self.index.class(*c).name.to_string()));
+                }
+            }
+        }
+        renames.retain(|(written, name)| written != name);
+        if renames.is_empty() {
+            return text;
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut word = String::new();
+        let flush = |word: &mut String, out: &mut String| {
+            let renamed = renames.iter().find(|(w, _)| w == word).map_or(word.as_str(), |(_, n)| n.as_str());
+            out.push_str(renamed);
+            word.clear();
+        };
+        // Whole words outside attribute position (`x.k_cls` is not the variable).
+        let mut after_dot = false;
+        for ch in text.chars() {
+            if ch.is_alphanumeric() || ch == '_' {
+                word.push(ch);
+                continue;
+            }
+            if !word.is_empty() {
+                if after_dot {
+                    out.push_str(&word);
+                    word.clear();
+                } else {
+                    flush(&mut word, &mut out);
+                }
+            }
+            after_dot = ch == '.';
+            out.push(ch);
+        }
+        if !word.is_empty() {
+            if after_dot {
+                out.push_str(&word);
+            } else {
+                flush(&mut word, &mut out);
+            }
+        }
+        out
+    }
+
     /// Identity of a call for the symbol of its result: the receiver and the arguments when
     /// they are simple, the call site otherwise.
     fn call_key(&self, receiver: &Option<Value>, args: &Args, loc: Loc) -> String {
@@ -1214,10 +1279,14 @@ impl Interp<'_, '_> {
         // An argument that is not simple, or arguments not seen one by one (`*args`,
         // `**kwargs`), make the call one of its own, by where it is.
         let place = format!("@{}:{}", loc.file.as_u32(), loc.span.start);
+        // A class or function handed over is named by its path: asked of each class in
+        // turn (`k_cls.is_supported_config(k_cls, config)`), the question is one per class.
         let one = |g: &G| match g.single() {
             Some(Value::Const(c)) => c.to_string(),
             Some(Value::Sym(s)) => format!("${s}"),
             Some(Value::Obj(id)) => format!("#{id}"),
+            Some(Value::Class(c)) => self.index.class_path(*c),
+            Some(Value::Func(f)) => self.index.function_path(*f),
             _ => place.clone(),
         };
         // Keywords by name: `setting(layer="moe")` is not `setting(kind="moe")`.

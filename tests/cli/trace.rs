@@ -3067,3 +3067,19 @@ fn the_loader_hook_reads_what_the_skipped_constructor_set() {
         ]
     );
 }
+
+#[test]
+fn a_check_asked_of_each_class_in_turn_is_one_question_per_class() {
+    // `k_cls.is_supported_config(k_cls, config)` for two kernel classes, not evaluated: keyed
+    // by where it is asked, both classes had one answer, and the second class (asked only
+    // where the first said no) never ran. It is the one that applies the factor.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.class_argument.ClassArgumentMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not (MonolithicKernel.is_supported_config(MonolithicKernel, config)[0])".into()),
+            ("NEVER".into(), 0, "MonolithicKernel.is_supported_config(MonolithicKernel, config)[0]".into())
+        ]
+    );
+}
