@@ -1527,7 +1527,7 @@ impl<'r, 'a> Interp<'r, 'a> {
                             frame.locals.insert(earlier.name.clone(), G::one(&self.conds, value));
                         }
                         let tt = self.conds.truth();
-                        let expr = expr.clone();
+                        let expr = self.enum_value_expr(base, expr).clone();
                         let name = binding.name.clone();
                         self.at_import_position((base.file, binding.range.start), |this| {
                             let value = this.eval(&mut frame, &expr, &tt);
@@ -1771,7 +1771,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             if is_enum_auto(expr) {
                 Some(self.enum_auto_value(class, &binding.name))
             } else {
-                crate::syntax::constant(expr)
+                crate::syntax::constant(self.enum_value_expr(class, expr))
             }
         })
     }
@@ -1820,7 +1820,7 @@ impl<'r, 'a> Interp<'r, 'a> {
                 let BindingKind::Value { value: Some(expr) } = &binding.kind else { continue };
                 if is_enum_auto(expr) {
                     members.push(self.enum_auto_value(class, &binding.name));
-                } else if let Some(c) = crate::syntax::constant(expr) {
+                } else if let Some(c) = crate::syntax::constant(self.enum_value_expr(class, expr)) {
                     members.push(c);
                 }
             }
@@ -1871,6 +1871,24 @@ impl<'r, 'a> Interp<'r, 'a> {
         mro.external.iter().any(|e| e.starts_with("enum.") || e.ends_with("Enum"))
     }
 
+    /// The expression that gives a member of enum `class` its value. An enum of a data type
+    /// (`IntEnum`, `StrEnum`, `class E(int, Enum)`) hands a tuple to that type's constructor:
+    /// `Renormalize = (1,)` in an `IntEnum` is the member `1`, equal to `1`, not a tuple.
+    pub fn enum_value_expr<'e>(&self, class: ClassId, expr: &'e ruff_python_ast::Expr) -> &'e ruff_python_ast::Expr {
+        let ruff_python_ast::Expr::Tuple(tuple) = expr else { return expr };
+        let [only] = tuple.elts.as_slice() else { return expr };
+        let mro = self.resolver.mro(class);
+        let data_type = |name: &str| {
+            let last = name.rsplit('.').next().unwrap_or(name);
+            matches!(last, "IntEnum" | "StrEnum" | "IntFlag" | "int" | "str" | "float")
+        };
+        let has_data_type = mro.external.iter().any(|e| data_type(e))
+            || mro.classes.iter().any(|c| {
+                self.index.class(*c).bases.iter().any(|b| crate::syntax::dotted_name(b).is_some_and(|d| data_type(&d)))
+            });
+        if self.is_enum(class) && has_data_type { only } else { expr }
+    }
+
     /// What `auto()` gives member `name` of enum class `class`, as Python computes it: the
     /// member's name lower-cased in a `StrEnum`, else one more than the previous member's
     /// integer value (1 for the first). Members would otherwise all be the one unknown `auto()`
@@ -1887,7 +1905,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             let BindingKind::Value { value: Some(expr) } = &binding.kind else { continue };
             if is_enum_auto(expr) {
                 last += 1;
-            } else if let Some(Constant::Int(i)) = crate::syntax::constant(expr) {
+            } else if let Some(Constant::Int(i)) = crate::syntax::constant(self.enum_value_expr(class, expr)) {
                 last = i;
             }
             if binding.name == *name {

@@ -776,6 +776,11 @@ impl Interp<'_, '_> {
                 (!bindings.is_empty()).then_some(key)
             }
             Expr::Subscript(item) if depth < MAX_DEPTH => self.literal_dict(ctx, scope, &item.value, depth + 1),
+            // (`Method.A if renormalize else Method.B`.)
+            Expr::If(choice) => Some(
+                self.literal_key(ctx, scope, &choice.body, depth)?
+                    | self.literal_key(ctx, scope, &choice.orelse, depth)?,
+            ),
             Expr::Call(call) if depth < MAX_DEPTH => match call.func.as_ref() {
                 Expr::Attribute(method) if method.attr.as_str() == "get" && call.arguments.args.len() == 1 => {
                     self.literal_dict(ctx, scope, &method.value, depth + 1)

@@ -3083,3 +3083,12 @@ fn a_check_asked_of_each_class_in_turn_is_one_question_per_class() {
         ]
     );
 }
+
+#[test]
+fn int_enum_members_written_as_tuples_are_their_numbers() {
+    // `Renormalize = (1,)` in an `IntEnum` is the member 1: the layer's routing method is
+    // known, the kernel that drops the factor does not support it, and never runs.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.enum_tuple_values.EnumTupleMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
