@@ -909,7 +909,11 @@ fn answer(
         }
         let incomplete = o.parts.iter().any(|p| p.2);
         let (verdict, reason) = if !o.has_data {
-            let why = if o.unknown.is_empty() {
+            let why = if o.unknown.is_empty() && interp.steps > interp.max_steps {
+                // (The method never ran: a bound stopped the evaluation before, while building
+                // or loading the entry.)
+                "a bound stopped the evaluation before the output was computed (see the bounds hit)".to_string()
+            } else if o.unknown.is_empty() {
                 "the output holds no data the evaluation could follow".to_string()
             } else {
                 o.unknown.join("; ")

@@ -2885,6 +2885,14 @@ fn a_block_is_answered_on_its_own_when_a_bound_stops_the_entry() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.alone_block.AloneModel", "--max-steps", "20"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     assert!(out.json().get("blocks").is_none(), "{}", out.stdout);
+    // Its one row says why it holds nothing: the method never ran (it said the output held
+    // no data the evaluation could follow).
+    assert_eq!(
+        out.json()["rows"][0]["reason"],
+        "a bound stopped the evaluation before the output was computed (see the bounds hit)",
+        "{}",
+        out.stdout
+    );
     // An entry that is a block itself (it keeps the factor and uses it) and stops: the top-k
     // inside it answers another question, and is not answered in its place.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.alone_block.AloneMoE", "--max-steps", "60"]);
