@@ -91,7 +91,15 @@ impl Interp<'_, '_> {
                     // whether it has this one is not known — `assert not hasattr(weight, key)`
                     // must not fail everywhere.
                     if matches!(base, Value::Num(_)) {
-                        let label = self.text(loc);
+                        // One question per attribute: `hasattr(weight, key)` in a helper asked
+                        // for two keys is two facts, named by the key.
+                        let text = self.text(loc);
+                        let label = match text.strip_prefix("hasattr(").and_then(|rest| rest.split_once(',')) {
+                            Some((object, _)) if !text.contains(&format!("{attr:?}")) => {
+                                format!("hasattr({}, {attr:?})", object.trim())
+                            }
+                            _ => text,
+                        };
                         let t = self.atom(AtomKey::Test(label.clone()), || label);
                         holds = holds.or(&base_cond.and(&t));
                         continue;

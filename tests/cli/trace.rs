@@ -3100,3 +3100,20 @@ fn int_enum_members_written_as_tuples_are_their_numbers() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
 }
+
+#[test]
+fn a_weights_attributes_are_one_question_each() {
+    // `hasattr(weight, key)` in one helper, asked for "fused" and for "unfused": keyed by the
+    // text, both were one atom and the trace read ONCE everywhere.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.tensor_attrs.FlaggedWeightMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    let rows = rows(&out);
+    assert!(
+        rows.contains(&("TWICE".into(), 2, "hasattr(weight, \"fused\") and not (hasattr(weight, \"unfused\"))".into())),
+        "{rows:?}"
+    );
+    assert!(
+        rows.contains(&("NEVER".into(), 0, "not (hasattr(weight, \"fused\")) and hasattr(weight, \"unfused\")".into())),
+        "{rows:?}"
+    );
+}
