@@ -110,7 +110,7 @@ impl Interp<'_, '_> {
                 }
                 // A tuple and a Python float (`moe_out * self.routed_scaling_factor` where the
                 // experts return `(shared, routed)`): Python raises `TypeError` there.
-                if tuple_with_scalar(op, &lv, &rv) {
+                if tuple_with_scalar(op, &lv, &rv) || none_with_number(op, &lv, &rv) {
                     self.raise_of(Some("TypeError"), &c, loc);
                     continue;
                 }
@@ -1335,6 +1335,25 @@ fn tuple_with_scalar(op: Operator, left: &Value, right: &Value) -> bool {
     };
     matches!(op, Operator::Mult | Operator::Div | Operator::Add | Operator::Sub | Operator::MatMult | Operator::Pow)
         && ((matches!(left, Value::Tuple(_)) && scalar(right)) || (scalar(left) && matches!(right, Value::Tuple(_))))
+}
+
+/// `None` in arithmetic with a number or data (`out *= factor` where a helper gave nothing back
+/// on one path): Python raises `TypeError` there. Taken for the other operand, `None * factor`
+/// was the factor, a number of the configuration standing for the layer's output.
+fn none_with_number(op: Operator, left: &Value, right: &Value) -> bool {
+    let none = |v: &Value| matches!(v, Value::Const(Constant::None));
+    let number = |v: &Value| matches!(v, Value::Num(_));
+    matches!(
+        op,
+        Operator::Mult
+            | Operator::Div
+            | Operator::Add
+            | Operator::Sub
+            | Operator::MatMult
+            | Operator::Pow
+            | Operator::FloorDiv
+            | Operator::Mod
+    ) && ((none(left) && number(right)) || (number(left) && none(right)))
 }
 
 fn plain_part() -> Part {

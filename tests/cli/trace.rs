@@ -3117,3 +3117,13 @@ fn a_weights_attributes_are_one_question_each() {
         "{rows:?}"
     );
 }
+
+#[test]
+fn none_scaled_by_the_factor_raises() {
+    // A helper falls off its end where the experts are disabled; `out *= factor` on its
+    // `None` raises `TypeError`. It read UNKNOWN there: the output a number, the factor itself.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.none_scaled.NoneScaledMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    assert_eq!(raises(&out), ["out *= self.routed_scaling_factor"]);
+}
