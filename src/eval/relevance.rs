@@ -1894,7 +1894,9 @@ fn is_fact(expr: &Expr, calls: bool) -> bool {
         Expr::Compare(c) => fact(&c.left) && c.comparators.iter().all(fact),
         Expr::BoolOp(b) => b.values.iter().all(fact),
         Expr::UnaryOp(u) => fact(&u.operand),
+        // (`backend in [A, B]` is as simple as `in (A, B)`.)
         Expr::Tuple(t) => t.elts.iter().all(fact),
+        Expr::List(l) => l.elts.iter().all(fact),
         Expr::Name(_) => true,
         Expr::Attribute(a) => fact(&a.value),
         Expr::Call(call) if calls => {

@@ -3127,3 +3127,16 @@ fn none_scaled_by_the_factor_raises() {
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
     assert_eq!(raises(&out), ["out *= self.routed_scaling_factor"]);
 }
+
+#[test]
+fn predicates_over_list_literals_are_equalities_on_their_value() {
+    // `return backend in ["fused", "fused_v2"]` and `return backend in ["plain"]`: evaluated,
+    // they exclude each other. Named by their calls, they were two free facts and the trace
+    // read TWICE where both held.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.list_predicate.ListPredicateMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    let verdicts: Vec<String> = rows(&out).into_iter().map(|r| r.0).collect();
+    assert!(!verdicts.contains(&"TWICE".to_string()), "{verdicts:?}");
+    // One atom per value of the backend the predicates name.
+    assert_eq!(out.json()["atoms"].as_array().unwrap().len(), 3, "{}", out.stdout);
+}
