@@ -266,7 +266,7 @@ impl Interp<'_, '_> {
 
     /// `x.dim()`, `x.size()` and `x.size(k)` of a tensor made with known sizes: the count of
     /// its sizes, their tuple, the `k`th (from the end when negative).
-    pub(super) fn known_dimension(&self, n: &Num, name: &str, args: &Args) -> Option<G> {
+    fn known_dimension(&self, n: &Num, name: &str, args: &Args) -> Option<G> {
         if !n.tensor {
             return None;
         }
@@ -1743,19 +1743,6 @@ fn split_call_text(text: &str) -> (&str, &str) {
     (text, "")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::split_call_text;
-
-    #[test]
-    fn a_call_text_splits_at_its_last_argument_list() {
-        assert_eq!(split_call_text("get_config()[\"x\"].get(name, 0)"), ("get_config()[\"x\"].get", "(name, 0)"));
-        assert_eq!(split_call_text("os.environ.get(f(a), (1, 2))"), ("os.environ.get", "(f(a), (1, 2))"));
-        assert_eq!(split_call_text("envs.X.get()"), ("envs.X.get", "()"));
-        assert_eq!(split_call_text("x[0]"), ("x[0]", ""));
-    }
-}
-
 /// A function of torch, called with no data, that answers a question about the process or the
 /// device (`torch.get_default_dtype()`, `torch.cuda.device_count()`, `torch.finfo(dtype)`)
 /// rather than making a tensor (`torch.empty(n, d)`). Taken for data, a dtype made every call it
@@ -1778,10 +1765,34 @@ fn torch_setting(path: &str) -> bool {
         "torch.fx.",
         "torch.utils.",
     ];
-    const QUESTIONS: [&str; 7] = ["get_", "set_", "is_", "has_", "can_", "are_", "use_"];
+    const QUESTIONS: [&str; 6] = ["get_", "set_", "has_", "can_", "are_", "use_"];
     let last = path.rsplit('.').next().unwrap_or(path);
     NAMESPACES.iter().any(|n| path.starts_with(n))
         || QUESTIONS.iter().any(|q| last.starts_with(q))
+        || path.split('.').any(|segment| segment.starts_with("is_"))
         || matches!(last, "finfo" | "iinfo" | "device" | "device_count" | "current_device" | "manual_seed" | "seed")
-        || path.contains("is_")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{split_call_text, torch_setting};
+
+    #[test]
+    fn a_call_text_splits_at_its_last_argument_list() {
+        assert_eq!(split_call_text("get_config()[\"x\"].get(name, 0)"), ("get_config()[\"x\"].get", "(name, 0)"));
+        assert_eq!(split_call_text("os.environ.get(f(a), (1, 2))"), ("os.environ.get", "(f(a), (1, 2))"));
+        assert_eq!(split_call_text("envs.X.get()"), ("envs.X.get", "()"));
+        assert_eq!(split_call_text("x[0]"), ("x[0]", ""));
+    }
+
+    #[test]
+    fn torch_settings_are_told_from_tensor_factories() {
+        for setting in ["torch.get_default_dtype", "torch.cuda.device_count", "torch.finfo", "torch.is_grad_enabled"] {
+            assert!(torch_setting(setting), "{setting}");
+        }
+        // (`this_op` has `is_` inside a word, not at its start.)
+        for factory in ["torch.empty", "torch.zeros", "torch.ops.vllm.this_op"] {
+            assert!(!torch_setting(factory), "{factory}");
+        }
+    }
 }
