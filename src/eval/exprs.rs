@@ -655,6 +655,20 @@ impl Interp<'_, '_> {
                 return if negated { equal.not() } else { equal };
             }
         }
+        // Two tuples are equal when their items are, in order (`weight.shape == (e, n, k)`).
+        if let (Value::Tuple(a), Eq, Value::Tuple(b)) = (left, base, right) {
+            let equal = if a.len() != b.len() {
+                self.conds.falsity()
+            } else {
+                let mut all = self.conds.truth();
+                for (x, y) in a.iter().zip(b.iter()) {
+                    let item = self.compare(x, Eq, y, left_text, right_text, loc);
+                    all = all.and(&item);
+                }
+                all
+            };
+            return if negated { equal.not() } else { equal };
+        }
         let holds = match (left, base, right) {
             (Value::Const(a), Eq | Is, Value::Const(b)) => self.conds.constant(consts_equal(a, b)),
             (Value::Sym(s), Eq | Is, Value::Const(c)) | (Value::Const(c), Eq | Is, Value::Sym(s)) => {

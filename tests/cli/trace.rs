@@ -3041,7 +3041,8 @@ fn raises(out: &crate::Run) -> Vec<String> {
 #[test]
 fn sizes_checked_against_the_ones_the_weights_were_made_with_hold() {
     // `torch.zeros(n, 2 * i, h // 2)` in `create_weights`, then `assert w13.dim() == 3 and
-    // w13.shape[1] == intermediate_size * 2 and ...` once loaded (and `w2.ndim`, `w2.size(-1)`).
+    // w13.shape[1] == intermediate_size * 2 and ...` once loaded (and `w2.ndim`, `w2.size(-1)`,
+    // and `w2.shape == (...)`, a tuple compared item by item).
     // Named by where they were computed, `2 * i` and `i * 2` were two numbers and the checks
     // open questions: 87.5 % of the configurations were said to raise there.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.shape_asserts.PackedMoE"]);
