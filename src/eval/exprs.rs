@@ -661,8 +661,11 @@ impl Interp<'_, '_> {
                 self.conds.falsity()
             } else {
                 let mut all = self.conds.truth();
-                for (x, y) in a.iter().zip(b.iter()) {
-                    let item = self.compare(x, Eq, y, left_text, right_text, loc);
+                // (Each item named by its position: a test of items the evaluator names by
+                // their text is an atom of its own, not the whole tuples' test.)
+                for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+                    let (x_text, y_text) = (format!("{left_text}[{i}]"), format!("{right_text}[{i}]"));
+                    let item = self.compare(x, Eq, y, &x_text, &y_text, loc);
                     all = all.and(&item);
                 }
                 all
@@ -1269,8 +1272,7 @@ impl Interp<'_, '_> {
                     ))),
                 )
             }
-            // A tensor's shape is not known: one symbol named by the expression, so that
-            // `tokens, _ = x.shape` makes `tokens` a size (`x.shape[0]`), not an unknown.
+            // A tensor made with known sizes: their count, and the sizes themselves.
             Value::Num(n) if n.tensor && attr == "ndim" && n.shape.is_some() => {
                 let rank = n.shape.map_or(0, |i| self.shapes[i as usize].len());
                 G::under(*pc, Value::Const(Constant::Int(rank as i64)))
@@ -1280,8 +1282,10 @@ impl Interp<'_, '_> {
                 let items = dims.iter().map(|g| g.restrict(&self.conds, pc)).collect();
                 G::under(*pc, Value::Tuple(Rc::new(items)))
             }
-            // The same for data the evaluator does not follow (an outside module's weight, the
-            // result of an outside call): its sizes are numbers, not data. Taken for data, they
+            // A shape not known (of data made without sizes, an outside module's weight, the
+            // result of an outside call): one symbol named by the expression, so that `tokens,
+            // _ = x.shape` makes `tokens` a size (`x.shape[0]`); its sizes are numbers, not
+            // data. Taken for data, they
             // made every buffer allocated with them a tensor dimension, and every size computed
             // from those (`total_tokens = num_tokens * topk + padded`) data too.
             v if attr == "shape"

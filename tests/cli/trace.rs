@@ -3141,3 +3141,21 @@ fn predicates_over_list_literals_are_equalities_on_their_value() {
     // One atom per value of the backend the predicates name.
     assert_eq!(out.json()["atoms"].as_array().unwrap().len(), 3, "{}", out.stdout);
 }
+
+#[test]
+fn the_items_of_two_tuples_compared_are_questions_of_their_own() {
+    // `(self.kind, self.layout) == (FUSED_KIND, PACKED_LAYOUT)` of objects with their own
+    // `==`: each item's test is an atom, named by its position. Named by the pair's text, the
+    // two were one atom.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.tuple_items.TupleItemsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    let atoms: Vec<String> =
+        out.json()["atoms"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap().to_string()).collect();
+    assert_eq!(
+        atoms,
+        [
+            "(self.kind, self.layout)[0] == (FUSED_KIND, PACKED_LAYOUT)[0]",
+            "(self.kind, self.layout)[1] == (FUSED_KIND, PACKED_LAYOUT)[1]"
+        ]
+    );
+}
