@@ -1096,7 +1096,7 @@ impl Interp<'_, '_> {
         let text = self.text(loc);
         let name = self.index.function(func).qualname.clone();
         let display = if text.len() <= 100 && !text.contains('\n') {
-            self.naming_classes(text, &receiver, &args)
+            self.naming_classes(text, &receiver, &args, loc)
         } else {
             format!("{name}(...)")
         };
@@ -1209,62 +1209,55 @@ impl Interp<'_, '_> {
     /// The text of a call with the classes it is handed by a variable written by name
     /// (`k_cls.is_supported_config(k_cls, config)` asked of `TrtLlmExperts` reads
     /// `TrtLlmExperts.is_supported_config(TrtLlmExperts, config)`): the same text asked of
-    /// several classes names several questions, and the output has to tell them apart.
-    fn naming_classes(&self, text: String, receiver: &Option<Value>, args: &Args) -> String {
+    /// several classes names several questions, and the output has to tell them apart. The
+    /// receiver and the positional arguments written as a plain name are replaced where they
+    /// stand in the source, which is then shown as any call's text is.
+    fn naming_classes(&self, text: String, receiver: &Option<Value>, args: &Args, loc: Loc) -> String {
+        let source = &self.index.file(loc.file).text;
+        let (start, end) = (loc.span.start as usize, loc.span.end as usize);
+        let Some(raw) = source.get(start..end) else { return text };
         let is_name = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_');
-        let mut renames: Vec<(String, String)> = Vec::new();
+        let class_name = |v: Option<&Value>| match v {
+            Some(Value::Class(c)) => Some(self.index.class(*c).name.to_string()),
+            _ => None,
+        };
+        // (start, end) in `raw`, and the class's name.
+        let mut renames: Vec<(usize, usize, String)> = Vec::new();
+        if let (Some(name), Some((written, _))) = (class_name(receiver.as_ref()), raw.split_once('.')) {
+            if is_name(written) {
+                renames.push((0, written.len(), name));
+            }
+        }
         for arg in &args.positional {
-            if let (Some(Value::Class(c)), Some(loc)) = (arg.value.single(), arg.loc) {
-                let written = self.text(loc);
-                if is_name(&written) {
-                    renames.push((written, self.index.class(*c).name.to_string()));
-                }
+            let (Some(name), Some(at)) = (class_name(arg.value.single()), arg.loc) else { continue };
+            let (a, b) = (at.span.start as usize, at.span.end as usize);
+            if at.file == loc.file && start <= a && b <= end && is_name(&raw[a - start..b - start]) {
+                renames.push((a - start, b - start, name));
             }
         }
-        if let Some(Value::Class(c)) = receiver {
-            if let Some((written, _)) = text.split_once('.') {
-                if is_name(written) {
-                    renames.push((written.to_string(), self.index.class(*c).name.to_string()));
-                }
+        // A static method called on the variable it is also handed (`k_cls.f(k_cls, ...)`):
+        // the receiver is that variable too.
+        if let Some((written, _)) = raw.split_once('.') {
+            let same = renames.iter().find(|(a, b, _)| *a > 0 && raw[*a..*b] == *written).map(|(_, _, n)| n.clone());
+            if let (Some(name), false) = (same, renames.iter().any(|(a, _, _)| *a == 0)) {
+                renames.push((0, written.len(), name));
             }
         }
-        renames.retain(|(written, name)| written != name);
+        renames.retain(|(a, b, name)| raw[*a..*b] != *name);
         if renames.is_empty() {
             return text;
         }
-        let mut out = String::with_capacity(text.len());
-        let mut word = String::new();
-        let flush = |word: &mut String, out: &mut String| {
-            let renamed = renames.iter().find(|(w, _)| w == word).map_or(word.as_str(), |(_, n)| n.as_str());
-            out.push_str(renamed);
-            word.clear();
-        };
-        // Whole words outside attribute position (`x.k_cls` is not the variable).
-        let mut after_dot = false;
-        for ch in text.chars() {
-            if ch.is_alphanumeric() || ch == '_' {
-                word.push(ch);
-                continue;
-            }
-            if !word.is_empty() {
-                if after_dot {
-                    out.push_str(&word);
-                    word.clear();
-                } else {
-                    flush(&mut word, &mut out);
-                }
-            }
-            after_dot = ch == '.';
-            out.push(ch);
+        renames.sort();
+        let mut replaced = String::with_capacity(raw.len());
+        let mut at = 0;
+        for (a, b, name) in renames {
+            replaced.push_str(&raw[at..a]);
+            replaced.push_str(&name);
+            at = b;
         }
-        if !word.is_empty() {
-            if after_dot {
-                out.push_str(&word);
-            } else {
-                flush(&mut word, &mut out);
-            }
-        }
-        out
+        replaced.push_str(&raw[at..]);
+        let whole = ruff_text_size::TextRange::up_to(ruff_text_size::TextSize::of(replaced.as_str()));
+        crate::syntax::snippet(&replaced, whole)
     }
 
     /// Identity of a call for the symbol of its result: the receiver and the arguments when
