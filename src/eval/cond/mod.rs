@@ -500,8 +500,15 @@ impl Conds {
     /// in the order conjoin into large diagrams), though the answer is usually found on the
     /// first path. `None` when the search took too long.
     fn search_feasible(&self, cond: &Cond) -> Option<bool> {
+        self.search_path(cond).map(|path| path.is_some())
+    }
+
+    /// The search of [`Conds::search_feasible`], with the path it found: the tests along one
+    /// path of `cond` that some configuration the constraints allow follows. `Some(None)` when
+    /// there is none, `None` when the search took too long.
+    fn search_path(&self, cond: &Cond) -> Option<Option<Vec<(u32, bool)>>> {
         if self.fixed.is_false() {
-            return Some(false);
+            return Some(None);
         }
         let fixed = with(|t| t.cube(self.fixed.0));
         let mut groups: Vec<u32> = Vec::new();
@@ -524,7 +531,7 @@ impl Conds {
         with(|t| {
             // A group the assumptions already break rules out every path.
             if groups.iter().any(|&g| !t.satisfiable_under(g, &fixed)) {
-                return Some(false);
+                return Some(None);
             }
             let states: Vec<Vec<u32>> = groups.iter().map(|&g| vec![g]).collect();
             let mut search = table::PathSearch {
@@ -533,8 +540,10 @@ impl Conds {
                 fixed: &fixed,
                 fuel: FEASIBLE_SEARCH_NODES,
                 failed: FxHashSet::default(),
+                path: Vec::new(),
             };
-            t.consistent_path(cond.0, &states, &mut search)
+            let found = t.consistent_path(cond.0, &states, &mut search)?;
+            Some(found.then_some(search.path))
         })
     }
 
@@ -767,9 +776,22 @@ impl Conds {
         // Printing is no bound of the answer (as in `products_within`): a conjunction too large
         // to build is wider, and the example may then break a constraint of `care`.
         let before = approximated();
-        let within = self.constraints_for(cond).and(care);
+        let constraints = self.constraints_for(cond);
+        let constraints_exact = approximated() == before;
+        let within = constraints.and(care);
         forget_approximations(before);
-        let cube = with(|t| t.constrained_cube(cond.0, within.0, EXAMPLE_SEARCH_NODES))?;
+        let cube = if constraints_exact {
+            with(|t| t.constrained_cube(cond.0, within.0, EXAMPLE_SEARCH_NODES))?
+        } else {
+            // The groups of constraints did not conjoin (over atoms far apart in the order,
+            // their conjunction is large): without them the shortest path set one value equal
+            // to two constants. A path the search allows group by group instead, inside
+            // `care` where that conjoins (too large, the conjunction is `cond`).
+            let before = approximated();
+            let inside = cond.and(care);
+            forget_approximations(before);
+            self.search_path(&inside).flatten()?
+        };
         // Tests of atoms `cond` does not depend on only keep the example inside `care` (which
         // the reader already knows: no raise, a factor other than 1): left out.
         let support: rustc_hash::FxHashSet<usize> = self.support(cond).into_iter().collect();
@@ -1156,6 +1178,30 @@ mod tests {
         atoms.extend(classes);
         conds.fix(5, true);
         atoms
+    }
+
+    #[test]
+    fn an_example_keeps_the_constraints_that_did_not_conjoin() {
+        // Twenty values, each equal to 0 or 1, the atoms of every value's `== 0` before any
+        // `== 1`: the conjunction of their groups tells 2^20 histories apart, past an
+        // operation's fuel, and is widened (groups left out).
+        let mut conds = Conds::default();
+        let n = 20;
+        let equals = |conds: &mut Conds, sym: usize, c: i64| {
+            conds.atom(AtomKey::Equals(sym as SymId, Constant::Int(c)), || format!("x{sym} == {c}"))
+        };
+        let zero: Vec<Cond> = (0..n).map(|s| equals(&mut conds, s, 0)).collect();
+        let one: Vec<Cond> = (0..n).map(|s| equals(&mut conds, s, 1)).collect();
+        // The shortest path sets the last value equal to both; the other is every value 0.
+        let all_zero = zero.iter().fold(conds.truth(), |acc, z| acc.and(z));
+        let cond = zero[n - 1].and(&one[n - 1]).or(&all_zero);
+        let example = conds.example_within(&cond, &conds.truth()).expect("an example");
+        let holds = |atom: &Cond| {
+            let (a, _) = conds.as_literal(atom).unwrap();
+            example.iter().any(|&(b, h)| a == b && h)
+        };
+        assert!(!(holds(&zero[n - 1]) && holds(&one[n - 1])), "{example:?}");
+        assert!(zero.iter().all(|z| holds(z)), "{example:?}");
     }
 
     #[test]

@@ -40,6 +40,8 @@ pub struct PathSearch<'g> {
     pub fuel: usize,
     /// Nodes, with the groups' states, from which no path is allowed.
     pub failed: FxHashSet<Vec<u32>>,
+    /// The tests of the path being searched (atom, holds): once one is found, that path.
+    pub path: Vec<(u32, bool)>,
 }
 
 /// Nodes a group's state may hold during a [`PathSearch`].
@@ -432,6 +434,7 @@ impl Table {
             if child == FALSE || search.fixed.get(&var).is_some_and(|&fixed| fixed != holds) {
                 continue;
             }
+            search.path.push((var, holds));
             let found = match search.group_of.get(&var) {
                 Some(&j) => match self.advance(&states[j], var, holds, search.fixed) {
                     None => return None,
@@ -445,7 +448,9 @@ impl Table {
                 None => self.consistent_path(child, states, search),
             };
             match found {
-                Some(false) => {}
+                Some(false) => {
+                    search.path.pop();
+                }
                 other => return other,
             }
         }
