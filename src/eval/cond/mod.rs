@@ -1008,7 +1008,13 @@ impl Conds {
             self.add_links(&self.raising[supports.len()], &mut raise_links);
             supports.push(raise_links.into_iter().collect());
         }
-        let mut out = *cond;
+        // What is left is `cond and not taken`, the raises taken out gathered in one
+        // disjunction and conjoined once at the end: conjoining them one by one made a new
+        // diagram of `cond`'s size for each (most of a large report's nodes). Where the
+        // disjunction is too large, they are conjoined one by one from there on (`out`).
+        let mut taken = Cond::FALSE;
+        let mut out: Option<Cond> = None;
+        let mut left_nothing = false;
         loop {
             let mut linked_any = false;
             pending.retain(|&i| {
@@ -1018,17 +1024,43 @@ impl Conds {
                     return true;
                 }
                 linked_any = true;
+                let raise = self.raising[i];
                 // Most raises are about other configurations: testing that costs no node.
-                if !out.is_false() && out.meets(&self.raising[i]) {
-                    out = out.and(&self.raising[i].not());
-                    links.extend(raise_links.iter().copied());
+                if left_nothing {
+                    return false;
                 }
+                let meets = match out {
+                    Some(out) => out.meets(&raise),
+                    None => cond.meets(&raise) && with(|t| t.intersects3(cond.0, table::not(taken.0), raise.0)),
+                };
+                if !meets {
+                    return false;
+                }
+                links.extend(raise_links.iter().copied());
+                match out.as_mut() {
+                    Some(out) => *out = out.and(&raise.not()),
+                    None => {
+                        let before = approximated();
+                        let wider = taken.or(&raise);
+                        if approximated() == before {
+                            taken = wider;
+                        } else {
+                            forget_approximations(before);
+                            out = Some(cond.and(&taken.not()).and(&raise.not()));
+                        }
+                    }
+                }
+                left_nothing = match out {
+                    Some(out) => out.is_false(),
+                    None => !cond.meets(&taken.not()),
+                };
                 false
             });
-            if !linked_any || out.is_false() {
-                return out;
+            if !linked_any || left_nothing {
+                break;
             }
         }
+        out.unwrap_or_else(|| cond.and(&taken.not()))
     }
 
     /// The link keys of `cond`'s atoms: an atom about a value is linked to every atom about
@@ -1202,6 +1234,44 @@ mod tests {
         };
         assert!(!(holds(&zero[n - 1]) && holds(&one[n - 1])), "{example:?}");
         assert!(zero.iter().all(|z| holds(z)), "{example:?}");
+    }
+
+    #[test]
+    fn three_conditions_meet_exactly_when_their_conjunction_is_not_false() {
+        let mut conds = Conds::default();
+        let atoms: Vec<Cond> = (0..8).map(|i| conds.atom(AtomKey::Test(format!("a{i}")), || format!("a{i}"))).collect();
+        let mut seed: u64 = 11;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        let mut random = |conds: &Conds| {
+            let mut cond = conds.falsity();
+            for _ in 0..1 + next(3) {
+                let mut product = conds.truth();
+                for _ in 0..1 + next(4) {
+                    let atom = atoms[next(atoms.len())];
+                    product = product.and(&if next(2) == 0 { atom.not() } else { atom });
+                }
+                cond = cond.or(&product);
+            }
+            if next(4) == 0 { cond.not() } else { cond }
+        };
+        let (mut met, mut missed) = (0, 0);
+        for _ in 0..3000 {
+            let (a, b, c) = (random(&conds), random(&conds), random(&conds));
+            let before = node_count();
+            let meets = with(|t| t.intersects3(a.0, b.0, c.0));
+            assert_eq!(node_count(), before, "the test built nodes");
+            assert_eq!(meets, !a.and(&b).and(&c).is_false());
+            // Any order, and an operand repeated or constant.
+            assert_eq!(meets, with(|t| t.intersects3(c.0, a.0, b.0)));
+            assert_eq!(a.meets(&b), with(|t| t.intersects3(a.0, b.0, TRUE)));
+            assert_eq!(a.meets(&b), with(|t| t.intersects3(a.0, b.0, a.0)));
+            assert!(!with(|t| t.intersects3(a.0, b.0, FALSE)));
+            if meets { met += 1 } else { missed += 1 }
+        }
+        assert!(met > 300 && missed > 300, "{met} {missed}");
     }
 
     #[test]

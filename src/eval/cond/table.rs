@@ -119,6 +119,35 @@ impl Memo {
     }
 }
 
+/// A lossy memo of [`Table::intersects3`], like [`Memo`]: a fixed array of (operands, answer)
+/// indexed by a hash of the operands (sorted, never constants), a new answer overwriting the
+/// old. Answers never change: nodes are never changed once made.
+struct Memo3 {
+    entries: Vec<[u32; 4]>,
+}
+
+impl Memo3 {
+    const SIZE: usize = 1 << 20;
+
+    fn slot(ops: [u32; 3]) -> usize {
+        let h = ((ops[0] as u64) << 32 | ops[1] as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (ops[2] as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        (h >> 40) as usize & (Self::SIZE - 1)
+    }
+
+    fn get(&self, ops: [u32; 3]) -> Option<bool> {
+        let entry = self.entries.get(Self::slot(ops))?;
+        (entry[..3] == ops).then_some(entry[3] == 1)
+    }
+
+    fn insert(&mut self, ops: [u32; 3], r: bool) {
+        if self.entries.is_empty() {
+            self.entries = vec![[0; 4]; Self::SIZE];
+        }
+        self.entries[Self::slot(ops)] = [ops[0], ops[1], ops[2], u32::from(r)];
+    }
+}
+
 /// The hash of a node, for the unique table: its high bits pick the slot, its low 32 bits are
 /// kept in the slot as a fingerprint (most probes then never read the node itself).
 fn node_hash(var: u32, lo: u32, hi: u32) -> u64 {
@@ -137,6 +166,7 @@ pub struct Table {
     ands: Memo,
     restricts: Memo,
     meets: Memo,
+    meets3: Memo3,
     /// Memo of [`Table::size`] (nodes never change once made).
     sizes: FxHashMap<u32, usize>,
     /// New nodes the current operation may still create.
@@ -155,6 +185,7 @@ impl Table {
             ands: Memo::new(AND_MEMO_MAX),
             restricts: Memo::new(OTHER_MEMO_MAX),
             meets: Memo::new(OTHER_MEMO_MAX),
+            meets3: Memo3 { entries: Vec::new() },
             sizes: FxHashMap::default(),
             fuel: 0,
             approximated: 0,
@@ -386,6 +417,34 @@ impl Table {
         let (b0, b1) = self.cofactors(b, var);
         let r = self.intersects(a0, b0) || self.intersects(a1, b1);
         self.meets.insert(a, b, r as u32, self.nodes.len());
+        r
+    }
+
+    /// Whether `a and b and c` can hold, without building a node (their conjunction may be large
+    /// where each is not).
+    pub fn intersects3(&mut self, a: u32, b: u32, c: u32) -> bool {
+        let mut ops = [a, b, c];
+        ops.sort_unstable();
+        // `false` anywhere is nothing; `true` operands, and a repeated one, drop out.
+        match ops {
+            [FALSE, ..] => return false,
+            [TRUE, TRUE, z] => return z != FALSE,
+            [TRUE, y, z] => return self.intersects(y, z),
+            [x, y, z] if x == y => return self.intersects(x, z),
+            [x, y, z] if y == z => return self.intersects(x, y),
+            _ => {}
+        }
+        let [x, y, z] = ops;
+        if x == not(y) || y == not(z) || x == not(z) {
+            return false;
+        }
+        if let Some(r) = self.meets3.get(ops) {
+            return r;
+        }
+        let var = self.var(x).min(self.var(y)).min(self.var(z));
+        let [(x0, x1), (y0, y1), (z0, z1)] = ops.map(|o| self.cofactors(o, var));
+        let r = self.intersects3(x0, y0, z0) || self.intersects3(x1, y1, z1);
+        self.meets3.insert(ops, r);
         r
     }
 
