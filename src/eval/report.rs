@@ -898,15 +898,19 @@ fn answer(
     if let Some(within) = within {
         care = care.and(&within);
     }
-    for mut o in alternatives {
-        o.cond = without_raising(conds, &o.cond, runs_exact.then_some(&runs));
-        if !conds.feasible(&o.cond) {
-            continue;
-        }
-        o.cond = o.cond.and(&vacuous_cond.not());
-        if !conds.feasible(&o.cond) {
-            continue;
-        }
+    // Alternatives of one outcome are gathered first, and the configurations that raise are
+    // taken out of their disjunction once: taken out of each alternative, they were most of a
+    // large trace's report (hundreds of alternatives, a few outcomes).
+    struct Gathered {
+        verdict: Verdict,
+        exponents: BTreeSet<i32>,
+        parts: BTreeSet<(i32, Vec<SiteId>, bool)>,
+        reason: Option<String>,
+        /// (index of the alternative, its condition, what blocked it)
+        members: Vec<(usize, Cond, BTreeSet<u32>)>,
+    }
+    let mut gathered: Vec<Gathered> = Vec::new();
+    for (index, o) in alternatives.into_iter().enumerate() {
         let incomplete = o.parts.iter().any(|p| p.2);
         let (verdict, reason) = if !o.has_data {
             let why = if o.unknown.is_empty() && interp.steps > interp.max_steps {
@@ -930,24 +934,57 @@ fn answer(
         } else {
             (verdict_of(&o.exponents), None)
         };
-        match groups
+        let member = (index, o.cond, o.blocked_by);
+        match gathered
             .iter_mut()
             .find(|g| g.verdict == verdict && g.exponents == o.exponents && g.parts == o.parts && g.reason == reason)
         {
-            Some(group) => {
-                group.cond = group.cond.or(&o.cond);
-                group.blocked_by.extend(o.blocked_by);
-            }
-            None => groups.push(Group {
+            Some(outcome) => outcome.members.push(member),
+            None => gathered.push(Gathered {
                 verdict,
                 exponents: o.exponents,
                 parts: o.parts,
-                cond: o.cond,
                 reason,
-                blocked_by: o.blocked_by,
+                members: vec![member],
             }),
         }
     }
+    // Each outcome where it runs and the count matters, in the order of its first alternative
+    // left there; what blocked precision, of the alternatives left.
+    let mut placed: Vec<(usize, Group)> = Vec::new();
+    for outcome in gathered {
+        let all = outcome.members.iter().fold(conds.falsity(), |acc, m| acc.or(&m.1));
+        let mut cond = without_raising(conds, &all, runs_exact.then_some(&runs));
+        if !conds.feasible(&cond) {
+            continue;
+        }
+        cond = cond.and(&vacuous_cond.not());
+        if !conds.feasible(&cond) {
+            continue;
+        }
+        let mut first = None;
+        let mut blocked_by = BTreeSet::new();
+        for (index, member, blocked) in outcome.members {
+            if conds.feasible(&member.and(&cond)) {
+                first.get_or_insert(index);
+                blocked_by.extend(blocked);
+            }
+        }
+        let Some(first) = first else { continue };
+        placed.push((
+            first,
+            Group {
+                verdict: outcome.verdict,
+                exponents: outcome.exponents,
+                parts: outcome.parts,
+                cond,
+                reason: outcome.reason,
+                blocked_by,
+            },
+        ));
+    }
+    placed.sort_by_key(|(first, _)| *first);
+    groups.extend(placed.into_iter().map(|(_, group)| group));
     // Configurations that finish and matter but that no output reached were lost by the
     // evaluation (a gap of it, not of the code): a row says so rather than leaving them out of
     // the table. (Only when what runs was computed exactly: widened, it covers too much.)
