@@ -63,7 +63,16 @@ impl Interp<'_, '_> {
             // In selector terms: the trace gets it when the kernel returns.
             let id = known.unwrap_or_else(|| {
                 let cond = self.conds.falsity();
-                self.sites.push(SiteRecord { loc, kind, delta, cond, chain: chain.to_vec(), callee, note });
+                self.sites.push(SiteRecord {
+                    loc,
+                    kind,
+                    delta,
+                    cond,
+                    chain: chain.to_vec(),
+                    callee,
+                    note,
+                    on_number: false,
+                });
                 self.sites.len() - 1
             }) as SiteId;
             self.note_site(id, relative);
@@ -77,7 +86,16 @@ impl Interp<'_, '_> {
             return i as SiteId;
         }
         self.note_site(self.sites.len() as SiteId, relative);
-        self.sites.push(SiteRecord { loc, kind, delta, cond: cond.clone(), chain: chain.to_vec(), callee, note });
+        self.sites.push(SiteRecord {
+            loc,
+            kind,
+            delta,
+            cond: cond.clone(),
+            chain: chain.to_vec(),
+            callee,
+            note,
+            on_number: false,
+        });
         (self.sites.len() - 1) as SiteId
     }
 
@@ -370,10 +388,25 @@ impl Interp<'_, '_> {
                 return Value::Num(Rc::new(self.product(&a, &b, sign)));
             }
             _ => {
-                // Scalars: `1 / v`, `v * 2`, `a * v` stay scalars, with combined exponents.
+                // Scalars: `1 / v`, `v * 2`, `a * v` stay scalars, with combined exponents. An
+                // unknown number scaled may be data all the same (an outside object's field):
+                // the place is a site, in case it is (see `SiteRecord::on_number`).
                 return match (&l, &r) {
                     (Operand::Num(a), Operand::Num(b)) => Value::Num(Rc::new(self.product(a, b, sign))),
+                    (Operand::Num(a), Operand::Scalar) if !divide => {
+                        Value::Num(Rc::new(self.scaled_number(a, 1, SiteKind::Mul, c, loc)))
+                    }
                     (Operand::Num(a), _) => Value::Num(a.clone()),
+                    (Operand::Scalar, Operand::Num(b)) => {
+                        let kind = if divide {
+                            SiteKind::Div
+                        } else if in_place {
+                            SiteKind::MulInPlace
+                        } else {
+                            SiteKind::Mul
+                        };
+                        Value::Num(Rc::new(self.scaled_number(b, sign, kind, c, loc)))
+                    }
                     (_, Operand::Num(b)) => {
                         let parts = b.parts.iter().map(|p| Part { exp: p.exp * sign, ..p.clone() }).collect();
                         Value::Num(Rc::new(Num { tensor: b.tensor, parts, shape: b.shape }))
@@ -391,11 +424,16 @@ impl Interp<'_, '_> {
         let mut parts = Vec::new();
         for fp in &factor.parts {
             let delta = fp.exp * factor_sign;
-            let site =
-                if delta != 0 { Some(self.record_site(loc, kind, delta, c, &fp.chain, None, None)) } else { None };
+            let site = (delta != 0).then(|| {
+                let site = self.record_site(loc, kind, delta, c, &fp.chain, None, None);
+                // Data was scaled here: an application whatever else the place scaled.
+                self.sites[site as usize].on_number = false;
+                site
+            });
             for dp in &data.parts {
                 let mut sites = dp.sites.to_vec();
-                sites.extend(fp.sites.iter().copied());
+                // (A scalar's own product with an unknown number is no application here: this is.)
+                sites.extend(fp.sites.iter().copied().filter(|s| !self.sites[*s as usize].on_number));
                 sites.extend(site);
                 parts.push(Part {
                     exp: dp.exp + delta,
@@ -406,6 +444,28 @@ impl Interp<'_, '_> {
             }
         }
         Value::Num(Rc::new(Num { tensor: true, parts, shape: None }.normalize()))
+    }
+
+    /// An unknown number times a scalar carrying the traced value (`sign` -1 divides by it): the
+    /// scalar's exponents, with a site for each part that carries the value (`on_number` while
+    /// no data was ever scaled there).
+    fn scaled_number(&mut self, factor: &Num, sign: i32, kind: SiteKind, c: &Cond, loc: Loc) -> Num {
+        let carries = factor.carries_traced();
+        let mut parts = Vec::new();
+        for fp in &factor.parts {
+            let delta = fp.exp * sign;
+            let mut sites = fp.sites.to_vec();
+            if carries && delta != 0 {
+                let known = self.sites.len();
+                let site = self.record_site(loc, kind, delta, c, &fp.chain, None, None);
+                if site as usize == known {
+                    self.sites[known].on_number = true;
+                }
+                sites.push(site);
+            }
+            parts.push(Part { exp: delta, sites: Rc::from(sites), ..fp.clone() });
+        }
+        Num { tensor: factor.tensor, parts, shape: factor.shape }
     }
 
     /// `a` where part of it is replaced by `b` (`t[idx] = v`): the parts of both.

@@ -716,10 +716,14 @@ fn collect_nums(
     }
     match value {
         // An output that is a number derived from the factor, with no application site (an
-        // unknown value the code multiplied, taken for a number rather than data), says nothing
-        // of how often data was scaled: not counted as applications.
+        // unknown value the code multiplied, taken for a number rather than data: its sites, if
+        // any, are `on_number`), says nothing of how often data was scaled: not counted as
+        // applications.
         Value::Num(n)
-            if !n.tensor && path.is_empty() && n.carries_traced() && n.parts.iter().all(|p| p.sites.is_empty()) =>
+            if !n.tensor
+                && path.is_empty()
+                && n.carries_traced()
+                && n.parts.iter().all(|p| p.sites.iter().all(|s| interp.sites[*s as usize].on_number)) =>
         {
             unknown.push(format!(
                 "the output is a number derived from {}, not data the evaluation followed",

@@ -33,6 +33,10 @@ pub struct SiteRecord {
     /// For delegated sites: the callee, and what the kernel model says.
     pub callee: Option<String>,
     pub note: Option<String>,
+    /// Only ever met scaling an unknown number (`shared_output *= 1.0 / factor` where
+    /// `shared_output` is a symbol): the application itself where that number is data; where it
+    /// is a scalar later applied to data, the place it is applied is the site instead.
+    pub on_number: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]

@@ -1035,6 +1035,27 @@ fn a_skipped_call_declared_to_return_a_tensor_is_not_none() {
 }
 
 #[test]
+fn an_unknown_value_divided_by_the_factor_is_an_application_site() {
+    // `shared_output *= 1.0 / self.factor`, `shared_output` an attribute of an object the
+    // block is handed: the INVERSE row's -1 is that line, and the row says so.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.shared_divided.SharedDividedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "INVERSE"), "{}", out.stdout);
+    let json = out.json();
+    let inverse = &json["rows"][1];
+    assert_eq!(inverse["verdict"], "INVERSE", "{}", out.stdout);
+    let site = &inverse["parts"][0]["sites"][0];
+    assert_eq!((&site["location"]["line"], &site["exponent"]), (&25.into(), &(-1).into()), "{}", out.stdout);
+    assert_eq!(site["kind"], "mul_in_place");
+    // A scalar made of the factor and an unknown number, then applied: one site, where the
+    // data is multiplied.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.shared_divided.ScaledCopyMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let sites = &out.json()["rows"][0]["parts"][0]["sites"];
+    assert_eq!(sites.as_array().unwrap().len(), 1, "{}", out.stdout);
+    assert_eq!(sites[0]["location"]["line"], 47);
+}
+
+#[test]
 fn objects_a_module_builds_at_import_hold_their_fields_everywhere() {
     // `SKIP_SCALING = EnvField(None)` in a class body, first read from a call that runs only
     // where `config.early_check` holds. Built there, its fields held only there, and the later
