@@ -500,13 +500,14 @@ impl Conds {
     /// in the order conjoin into large diagrams), though the answer is usually found on the
     /// first path. `None` when the search took too long.
     fn search_feasible(&self, cond: &Cond) -> Option<bool> {
-        self.search_path(cond).map(|path| path.is_some())
+        self.search_path(cond, false).map(|path| path.is_some())
     }
 
     /// The search of [`Conds::search_feasible`], with the path it found: the tests along one
     /// path of `cond` that some configuration the constraints allow follows. `Some(None)` when
-    /// there is none, `None` when the search took too long.
-    fn search_path(&self, cond: &Cond) -> Option<Option<Vec<(u32, bool)>>> {
+    /// there is none, `None` when the search took too long. With `short`, shorter paths are
+    /// tried first.
+    fn search_path(&self, cond: &Cond, short: bool) -> Option<Option<Vec<(u32, bool)>>> {
         if self.fixed.is_false() {
             return Some(None);
         }
@@ -541,6 +542,7 @@ impl Conds {
                 fuel: FEASIBLE_SEARCH_NODES,
                 failed: FxHashSet::default(),
                 path: Vec::new(),
+                shortest: short.then(FxHashMap::default),
             };
             let found = t.consistent_path(cond.0, &states, &mut search)?;
             Some(found.then_some(search.path))
@@ -790,7 +792,7 @@ impl Conds {
             let before = approximated();
             let inside = cond.and(care);
             forget_approximations(before);
-            self.search_path(&inside).flatten()?
+            self.search_path(&inside, true).flatten()?
         };
         // Tests of atoms `cond` does not depend on only keep the example inside `care` (which
         // the reader already knows: no raise, a factor other than 1): left out.
@@ -1234,6 +1236,12 @@ mod tests {
         };
         assert!(!(holds(&zero[n - 1]) && holds(&one[n - 1])), "{example:?}");
         assert!(zero.iter().all(|z| holds(z)), "{example:?}");
+        // Of two allowed paths, the short one: `x0 == 0 and x1 == 0`, not every other value
+        // unequal to 0 (the `false` branches the search would otherwise take first).
+        let long = (0..n - 1).fold(zero[n - 1], |acc, s| acc.and(&zero[s].not()));
+        let cond = zero[0].and(&zero[1]).or(&long);
+        let example = conds.example_within(&cond, &conds.truth()).expect("an example");
+        assert_eq!(example.len(), 2, "{example:?}");
     }
 
     #[test]

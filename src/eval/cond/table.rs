@@ -42,6 +42,9 @@ pub struct PathSearch<'g> {
     pub failed: FxHashSet<Vec<u32>>,
     /// The tests of the path being searched (atom, holds): once one is found, that path.
     pub path: Vec<(u32, bool)>,
+    /// With a memo of shortest paths, the branch with the shorter path to `true` is tried
+    /// first (a path to show a reader); without, the one that ends the search at once.
+    pub shortest: Option<FxHashMap<u32, usize>>,
 }
 
 /// Nodes a group's state may hold during a [`PathSearch`].
@@ -420,6 +423,22 @@ impl Table {
         r
     }
 
+    /// The number of tests on the shortest path from `f` to `true` (`usize::MAX` for `false`).
+    pub fn shortest_path(&self, f: u32, memo: &mut FxHashMap<u32, usize>) -> usize {
+        match f {
+            FALSE => return usize::MAX,
+            TRUE => return 0,
+            _ => {}
+        }
+        if let Some(&d) = memo.get(&f) {
+            return d;
+        }
+        let (lo, hi) = self.cofactors(f, self.var(f));
+        let d = self.shortest_path(lo, memo).min(self.shortest_path(hi, memo)).saturating_add(1);
+        memo.insert(f, d);
+        d
+    }
+
     /// Whether `a and b and c` can hold, without building a node (their conjunction may be large
     /// where each is not).
     pub fn intersects3(&mut self, a: u32, b: u32, c: u32) -> bool {
@@ -488,7 +507,11 @@ impl Table {
         search.fuel -= 1;
         let (lo, hi) = self.cofactors(f, var);
         // A branch that ends the search at once first.
-        let order = if hi == TRUE { [(true, hi), (false, lo)] } else { [(false, lo), (true, hi)] };
+        let hi_first = match search.shortest.as_mut() {
+            Some(memo) => self.shortest_path(hi, memo) < self.shortest_path(lo, memo),
+            None => hi == TRUE,
+        };
+        let order = if hi_first { [(true, hi), (false, lo)] } else { [(false, lo), (true, hi)] };
         for (holds, child) in order {
             if child == FALSE || search.fixed.get(&var).is_some_and(|&fixed| fixed != holds) {
                 continue;
@@ -751,18 +774,7 @@ impl Table {
     /// `budget` nodes visited; `None` when none was found.
     pub fn constrained_cube(&mut self, f: u32, within: u32, mut budget: usize) -> Option<Vec<(u32, bool)>> {
         fn length(t: &Table, f: u32, memo: &mut FxHashMap<u32, usize>) -> usize {
-            match f {
-                FALSE => return usize::MAX,
-                TRUE => return 0,
-                _ => {}
-            }
-            if let Some(&d) = memo.get(&f) {
-                return d;
-            }
-            let (lo, hi) = t.cofactors(f, t.var(f));
-            let d = length(t, lo, memo).min(length(t, hi, memo)).saturating_add(1);
-            memo.insert(f, d);
-            d
+            t.shortest_path(f, memo)
         }
         struct Search {
             memo: FxHashMap<u32, usize>,
