@@ -968,8 +968,11 @@ fn answer(
         }
         let mut first = None;
         let mut blocked_by = BTreeSet::new();
+        let alone = outcome.members.len() == 1;
         for (index, member, blocked) in outcome.members {
-            if conds.feasible(&member.and(&cond)) {
+            // (One member is the whole outcome, feasible as just checked; a member that does
+            // not meet it, whatever the constraints, is out without a conjunction.)
+            if alone || (member.meets(&cond) && conds.feasible(&member.and(&cond))) {
                 first.get_or_insert(index);
                 blocked_by.extend(blocked);
             }
