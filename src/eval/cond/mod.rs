@@ -1244,15 +1244,19 @@ mod tests {
         assert_eq!(example.len(), 2, "{example:?}");
     }
 
+    /// Numbers below `n`, from a fixed linear congruential sequence: the same cases every run.
+    fn sequence(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        }
+    }
+
     #[test]
     fn three_conditions_meet_exactly_when_their_conjunction_is_not_false() {
         let mut conds = Conds::default();
         let atoms: Vec<Cond> = (0..8).map(|i| conds.atom(AtomKey::Test(format!("a{i}")), || format!("a{i}"))).collect();
-        let mut seed: u64 = 11;
-        let mut next = |n: usize| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) as usize % n
-        };
+        let mut next = sequence(11);
         let mut random = |conds: &Conds| {
             let mut cond = conds.falsity();
             for _ in 0..1 + next(3) {
@@ -1286,13 +1290,8 @@ mod tests {
     fn feasibility_agrees_with_conjoining_the_constraints_and_builds_nothing() {
         let mut conds = Conds::default();
         let atoms = interleaved_values(&mut conds);
-        // Conditions made of random literals, `and`-ed and `or`-ed (a fixed linear
-        // congruential sequence: the same cases every run).
-        let mut seed: u64 = 7;
-        let mut next = |n: usize| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) as usize % n
-        };
+        // Conditions made of random literals, `and`-ed and `or`-ed.
+        let mut next = sequence(7);
         let (mut feasible, mut infeasible) = (0, 0);
         for _ in 0..2000 {
             let mut cond = conds.falsity();
