@@ -1027,10 +1027,10 @@ impl Conds {
                 }
                 linked_any = true;
                 let raise = self.raising[i];
-                // Most raises are about other configurations: testing that costs no node.
                 if left_nothing {
                     return false;
                 }
+                // Most raises are about other configurations: testing that costs no node.
                 let meets = match out {
                     Some(out) => out.meets(&raise),
                     None => cond.meets(&raise) && with(|t| t.intersects3(cond.0, table::not(taken.0), raise.0)),
