@@ -1428,8 +1428,14 @@ impl Interp<'_, '_> {
         let mut parts = Vec::new();
         for pa in &a.parts {
             for pb in &b.parts {
+                // (A scalar's product with an unknown number, `on_number`, scaled no data: a
+                // number made there and multiplied by itself carries the factor twice.)
                 let shared: i32 = if sign == 1 {
-                    pa.sites.iter().filter(|s| pb.sites.contains(s)).map(|s| self.sites[*s as usize].delta).sum()
+                    pa.sites
+                        .iter()
+                        .filter(|s| pb.sites.contains(s) && !self.sites[**s as usize].on_number)
+                        .map(|s| self.sites[*s as usize].delta)
+                        .sum()
                 } else {
                     0
                 };

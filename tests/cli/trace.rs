@@ -1053,6 +1053,10 @@ fn an_unknown_value_divided_by_the_factor_is_an_application_site() {
     let sites = &out.json()["rows"][0]["parts"][0]["sites"];
     assert_eq!(sites.as_array().unwrap().len(), 1, "{}", out.stdout);
     assert_eq!(sites[0]["location"]["line"], 47);
+    // That scalar times itself: the factor twice (the place it was made is no application
+    // both halves went through, counted once).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.shared_divided.SquaredCopyMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
 }
 
 #[test]
