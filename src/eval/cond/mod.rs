@@ -1252,21 +1252,33 @@ mod tests {
         }
     }
 
+    /// A sum of `1 + next(products)` products of `min + next(more)` literals of `atoms`, each
+    /// negated one time in `negated`: `[products, min, more, negated]`.
+    fn random_condition(
+        conds: &Conds,
+        atoms: &[Cond],
+        next: &mut impl FnMut(usize) -> usize,
+        [products, min, more, negated]: [usize; 4],
+    ) -> Cond {
+        let mut cond = conds.falsity();
+        for _ in 0..1 + next(products) {
+            let mut product = conds.truth();
+            for _ in 0..min + next(more) {
+                let atom = atoms[next(atoms.len())];
+                product = product.and(&if next(negated) == 0 { atom.not() } else { atom });
+            }
+            cond = cond.or(&product);
+        }
+        cond
+    }
+
     #[test]
     fn three_conditions_meet_exactly_when_their_conjunction_is_not_false() {
         let mut conds = Conds::default();
         let atoms: Vec<Cond> = (0..8).map(|i| conds.atom(AtomKey::Test(format!("a{i}")), || format!("a{i}"))).collect();
         let mut next = sequence(11);
         let mut random = |conds: &Conds| {
-            let mut cond = conds.falsity();
-            for _ in 0..1 + next(3) {
-                let mut product = conds.truth();
-                for _ in 0..1 + next(4) {
-                    let atom = atoms[next(atoms.len())];
-                    product = product.and(&if next(2) == 0 { atom.not() } else { atom });
-                }
-                cond = cond.or(&product);
-            }
+            let cond = random_condition(conds, &atoms, &mut next, [3, 1, 4, 2]);
             if next(4) == 0 { cond.not() } else { cond }
         };
         let (mut met, mut missed) = (0, 0);
@@ -1294,15 +1306,7 @@ mod tests {
         let mut next = sequence(7);
         let (mut feasible, mut infeasible) = (0, 0);
         for _ in 0..2000 {
-            let mut cond = conds.falsity();
-            for _ in 0..1 + next(2) {
-                let mut product = conds.truth();
-                for _ in 0..2 + next(6) {
-                    let atom = atoms[next(atoms.len())];
-                    product = product.and(&if next(3) == 0 { atom.not() } else { atom });
-                }
-                cond = cond.or(&product);
-            }
+            let cond = random_condition(&conds, &atoms, &mut next, [2, 2, 6, 3]);
             let before = node_count();
             let answer = conds.feasible(&cond);
             assert_eq!(node_count(), before, "a feasibility check built nodes");
