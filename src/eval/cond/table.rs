@@ -83,71 +83,45 @@ pub fn not(e: u32) -> u32 {
     e ^ 1
 }
 
-/// A memo of a two-operand operation: a fixed array indexed by a hash of the operands, where
-/// a new result overwrites the old one. Losing an entry costs a recomputation that finds its
-/// nodes already made. Operands are never constants (those are answered before the memo is
+/// A memo of an operation on `N` conditions: a fixed array indexed by a hash of the operands,
+/// where a new result overwrites the old one. Losing an entry costs a recomputation that finds
+/// its nodes already made. Operands are never constants (those are answered before the memo is
 /// asked), so an empty entry never matches.
-struct Memo {
-    entries: Vec<[u32; 3]>,
+struct Memo<const N: usize> {
+    entries: Vec<([u32; N], u32)>,
     max: usize,
 }
 
-impl Memo {
-    fn new(max: usize) -> Memo {
+impl<const N: usize> Memo<N> {
+    fn new(max: usize) -> Memo<N> {
         Memo { entries: Vec::new(), max }
     }
 
-    fn slot(&self, a: u32, b: u32) -> usize {
-        let h = ((a as u64) << 32 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    fn slot(&self, key: [u32; N]) -> usize {
+        let mut h = ((key[0] as u64) << 32 | key[1] as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        for &k in &key[2..] {
+            h ^= (k as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        }
         (h >> 32) as usize & (self.entries.len() - 1)
     }
 
-    fn get(&self, a: u32, b: u32) -> Option<u32> {
+    fn get(&self, key: [u32; N]) -> Option<u32> {
         if self.entries.is_empty() {
             return None;
         }
-        let [ka, kb, r] = self.entries[self.slot(a, b)];
-        (ka == a && kb == b).then_some(r)
+        let (k, r) = self.entries[self.slot(key)];
+        (k == key).then_some(r)
     }
 
-    /// Remembers `(a, b) -> r`; the array grows with the node table (`nodes`), dropping what
-    /// it held.
-    fn insert(&mut self, a: u32, b: u32, r: u32, nodes: usize) {
+    /// Remembers `key -> r`; the array grows with the node table (`nodes`), dropping what it
+    /// held.
+    fn insert(&mut self, key: [u32; N], r: u32, nodes: usize) {
         if self.entries.len() < self.max && self.entries.len() < nodes {
             let size = nodes.next_power_of_two().clamp(MEMO_MIN, self.max);
-            self.entries = vec![[0; 3]; size];
+            self.entries = vec![([0; N], 0); size];
         }
-        let slot = self.slot(a, b);
-        self.entries[slot] = [a, b, r];
-    }
-}
-
-/// A lossy memo of [`Table::intersects3`], like [`Memo`]: a fixed array of (operands, answer)
-/// indexed by a hash of the operands (sorted, never constants), a new answer overwriting the
-/// old. Answers never change: nodes are never changed once made.
-struct Memo3 {
-    entries: Vec<[u32; 4]>,
-}
-
-impl Memo3 {
-    const SIZE: usize = 1 << 20;
-
-    fn slot(ops: [u32; 3]) -> usize {
-        let h = ((ops[0] as u64) << 32 | ops[1] as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ (ops[2] as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        (h >> 40) as usize & (Self::SIZE - 1)
-    }
-
-    fn get(&self, ops: [u32; 3]) -> Option<bool> {
-        let entry = self.entries.get(Self::slot(ops))?;
-        (entry[..3] == ops).then_some(entry[3] == 1)
-    }
-
-    fn insert(&mut self, ops: [u32; 3], r: bool) {
-        if self.entries.is_empty() {
-            self.entries = vec![[0; 4]; Self::SIZE];
-        }
-        self.entries[Self::slot(ops)] = [ops[0], ops[1], ops[2], u32::from(r)];
+        let slot = self.slot(key);
+        self.entries[slot] = (key, r);
     }
 }
 
@@ -166,10 +140,10 @@ pub struct Table {
     slots: Vec<u64>,
     /// `64 - log2(slots.len())`: the slot of a hash is its top bits.
     shift: u32,
-    ands: Memo,
-    restricts: Memo,
-    meets: Memo,
-    meets3: Memo3,
+    ands: Memo<2>,
+    restricts: Memo<2>,
+    meets: Memo<2>,
+    meets3: Memo<3>,
     /// Memo of [`Table::size`] (nodes never change once made).
     sizes: FxHashMap<u32, usize>,
     /// New nodes the current operation may still create.
@@ -188,7 +162,7 @@ impl Table {
             ands: Memo::new(AND_MEMO_MAX),
             restricts: Memo::new(OTHER_MEMO_MAX),
             meets: Memo::new(OTHER_MEMO_MAX),
-            meets3: Memo3 { entries: Vec::new() },
+            meets3: Memo::new(OTHER_MEMO_MAX),
             sizes: FxHashMap::default(),
             fuel: 0,
             approximated: 0,
@@ -301,7 +275,7 @@ impl Table {
             return a;
         }
         let (a, b) = (a.min(b), a.max(b));
-        if let Some(r) = self.ands.get(a, b) {
+        if let Some(r) = self.ands.get([a, b]) {
             return r;
         }
         let var = self.var(a).min(self.var(b));
@@ -317,7 +291,7 @@ impl Table {
         }
         let r = self.make(var, lo, hi);
         if r != ABANDONED {
-            self.ands.insert(a, b, r, self.nodes.len());
+            self.ands.insert([a, b], r, self.nodes.len());
         }
         r
     }
@@ -363,7 +337,7 @@ impl Table {
         if f == care {
             return TRUE;
         }
-        if let Some(r) = self.restricts.get(f, care) {
+        if let Some(r) = self.restricts.get([f, care]) {
             return r;
         }
         if self.fuel == 0 {
@@ -398,7 +372,7 @@ impl Table {
             }
         };
         if r != ABANDONED {
-            self.restricts.insert(f, care, r, self.nodes.len());
+            self.restricts.insert([f, care], r, self.nodes.len());
         }
         r
     }
@@ -412,14 +386,14 @@ impl Table {
             return true;
         }
         let (a, b) = (a.min(b), a.max(b));
-        if let Some(r) = self.meets.get(a, b) {
+        if let Some(r) = self.meets.get([a, b]) {
             return r == 1;
         }
         let var = self.var(a).min(self.var(b));
         let (a0, a1) = self.cofactors(a, var);
         let (b0, b1) = self.cofactors(b, var);
         let r = self.intersects(a0, b0) || self.intersects(a1, b1);
-        self.meets.insert(a, b, r as u32, self.nodes.len());
+        self.meets.insert([a, b], r as u32, self.nodes.len());
         r
     }
 
@@ -458,12 +432,12 @@ impl Table {
             return false;
         }
         if let Some(r) = self.meets3.get(ops) {
-            return r;
+            return r == 1;
         }
         let var = self.var(x).min(self.var(y)).min(self.var(z));
         let [(x0, x1), (y0, y1), (z0, z1)] = ops.map(|o| self.cofactors(o, var));
         let r = self.intersects3(x0, y0, z0) || self.intersects3(x1, y1, z1);
-        self.meets3.insert(ops, r);
+        self.meets3.insert(ops, u32::from(r), self.nodes.len());
         r
     }
 
