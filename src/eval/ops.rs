@@ -354,20 +354,17 @@ impl Interp<'_, '_> {
                 _ => None,
             }
         };
+        // What the left operand undergoes.
+        let left_kind = if divide {
+            SiteKind::Div
+        } else if in_place {
+            SiteKind::MulInPlace
+        } else {
+            SiteKind::Mul
+        };
         // Which side is data and which carries the factor.
         let (data, factor, factor_sign, kind) = match (data_like(&l), data_like(&r)) {
-            (true, false) => (
-                as_num(&l),
-                as_num(&r),
-                sign,
-                if divide {
-                    SiteKind::Div
-                } else if in_place {
-                    SiteKind::MulInPlace
-                } else {
-                    SiteKind::Mul
-                },
-            ),
+            (true, false) => (as_num(&l), as_num(&r), sign, left_kind),
             (false, true) if !divide => (as_num(&r), as_num(&l), 1, SiteKind::Mul),
             // `v / t` scales the data's inverse by `v`: an application all the same (a kernel's
             // `w *= v / w.sum()` normalizes and scales at once).
@@ -398,14 +395,7 @@ impl Interp<'_, '_> {
                     }
                     (Operand::Num(a), _) => Value::Num(a.clone()),
                     (Operand::Scalar, Operand::Num(b)) => {
-                        let kind = if divide {
-                            SiteKind::Div
-                        } else if in_place {
-                            SiteKind::MulInPlace
-                        } else {
-                            SiteKind::Mul
-                        };
-                        Value::Num(Rc::new(self.scaled_number(b, sign, kind, c, loc)))
+                        Value::Num(Rc::new(self.scaled_number(b, sign, left_kind, c, loc)))
                     }
                     (_, Operand::Num(b)) => {
                         let parts = b.parts.iter().map(|p| Part { exp: p.exp * sign, ..p.clone() }).collect();
