@@ -42,6 +42,17 @@ const WORDS: &[(&str, &[Platform])] = &[
     ("out_of_tree", &[]),
 ];
 
+/// PyTorch's own device predicates, by the name a call of them prints as, with the platforms
+/// they hold on. ROCm builds of PyTorch answer for HIP as `torch.cuda`.
+const TORCH_DEVICES: &[(&str, &[Platform])] = &[
+    ("torch.cuda.is_available()", &[Platform::Cuda, Platform::Rocm]),
+    ("torch.xpu.is_available()", &[Platform::Xpu]),
+    ("torch.npu.is_available()", &[Platform::Npu]),
+    ("torch.musa.is_available()", &[Platform::Musa]),
+    ("torch.hpu.is_available()", &[Platform::Hpu]),
+    ("torch.backends.mps.is_available()", &[Platform::Mps]),
+];
+
 impl Platform {
     /// The platform a `--platform` value names (`hip` is ROCm).
     pub fn parse(name: &str) -> Option<Platform> {
@@ -77,28 +88,29 @@ impl Platform {
     /// (`_is_hip`, `current_platform.is_rocm()`).
     pub fn tests_platform(atom: &str) -> bool {
         let name = atom.strip_prefix("not ").unwrap_or(atom);
-        WORDS.iter().any(|(word, _)| {
-            name == format!("_is_{word}") || name == format!("is_{word}()") || name.ends_with(&format!(".is_{word}()"))
-        })
+        TORCH_DEVICES.iter().any(|(predicate, _)| name == *predicate)
+            || WORDS.iter().any(|(word, _)| {
+                name == format!("_is_{word}") || name == format!("is_{word}()") || name.ends_with(&format!(".is_{word}()"))
+            })
     }
 
     /// The assumptions the platform stands for: `is_WORD()` (a call, or a method of anything:
     /// `current_platform.is_WORD()`) and `_is_WORD` (the module variable that holds it), for
-    /// every predicate word.
+    /// every predicate word; and PyTorch's device predicates (`torch.cuda.is_available()`).
     pub fn assumptions(self) -> Vec<Assume> {
-        let mut out = Vec::new();
-        for (word, holds_on) in WORDS {
-            let holds = holds_on.contains(&self);
-            for name in [format!("is_{word}()"), format!("_is_{word}")] {
-                out.push(Assume {
-                    name,
-                    value: AssumedValue::Const(Constant::Bool(holds)),
-                    used: std::cell::Cell::new(false),
-                    from_platform: Some(self),
-                });
-            }
-        }
-        out
+        let words = WORDS
+            .iter()
+            .flat_map(|(word, holds_on)| [(format!("is_{word}()"), *holds_on), (format!("_is_{word}"), *holds_on)]);
+        let devices = TORCH_DEVICES.iter().map(|(predicate, holds_on)| (predicate.to_string(), *holds_on));
+        words
+            .chain(devices)
+            .map(|(name, holds_on)| Assume {
+                name,
+                value: AssumedValue::Const(Constant::Bool(holds_on.contains(&self))),
+                used: std::cell::Cell::new(false),
+                from_platform: Some(self),
+            })
+            .collect()
     }
 }
 
@@ -114,7 +126,8 @@ mod tests {
             .map(|a| (a.name, matches!(a.value, AssumedValue::Const(Constant::Bool(true)))))
             .collect();
         let holding: Vec<&str> = truths.iter().filter(|(_, t)| *t).map(|(n, _)| n.as_str()).collect();
-        assert_eq!(holding, ["is_cuda()", "_is_cuda", "is_cuda_alike()", "_is_cuda_alike"]);
+        assert_eq!(holding, ["is_cuda()", "_is_cuda", "is_cuda_alike()", "_is_cuda_alike", "torch.cuda.is_available()"]);
+        assert!(Platform::tests_platform("not torch.cuda.is_available()"));
         assert!(truths.iter().any(|(n, t)| n == "is_out_of_tree()" && !t));
         assert_eq!(Platform::parse("HIP"), Some(Platform::Rocm));
         assert_eq!(Platform::parse("cuda12"), None);

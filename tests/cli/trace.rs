@@ -3184,3 +3184,24 @@ fn the_items_of_two_tuples_compared_are_questions_of_their_own() {
         ]
     );
 }
+
+#[test]
+fn a_platform_fixes_pytorchs_device_predicates() {
+    // `torch.cuda.is_available()` holds on CUDA (and ROCm, whose PyTorch answers for HIP
+    // under that name); `torch.xpu.is_available()` only on XPU. Unfixed, the CPU-only path
+    // of a CUDA deployment was a NEVER row.
+    let entry = ["--entry", "gate.device_available.DeviceAvailableMoE"];
+    let (code, verdict, out) = trace("trace/router", &entry);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    for platform in ["cuda", "rocm", "xpu"] {
+        let (code, verdict, out) = trace("trace/router", &[&entry[..], &["--platform", platform]].concat());
+        assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{platform}: {}", out.stdout);
+        let json = out.json();
+        let names: Vec<&str> =
+            json["assumptions"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
+        assert!(names.iter().any(|n| n.ends_with(".is_available()")), "{platform}: {names:?}");
+    }
+    let (code, verdict, out) = trace("trace/router", &[&entry[..], &["--platform", "cpu"]].concat());
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(rows(&out).len(), 1, "{}", out.stdout);
+}
