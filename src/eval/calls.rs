@@ -1983,6 +1983,13 @@ impl Interp<'_, '_> {
             {
                 self.conds.falsity()
             }
+            // A function of the tree (a bound method, a lambda, a partial) is no instance of a
+            // class of the tree (`isinstance(op, YieldOperation)` over a list of operations).
+            Value::Func(_) | Value::Bound(..) | Value::Lambda(_) | Value::Partial(_)
+                if !classes.is_empty() && classes.iter().all(|c| matches!(c, Value::Class(_))) =>
+            {
+                self.conds.falsity()
+            }
             Value::Const(c) => {
                 let kind = match c {
                     Constant::None => "NoneType",

@@ -90,7 +90,9 @@ impl Platform {
         let name = atom.strip_prefix("not ").unwrap_or(atom);
         TORCH_DEVICES.iter().any(|(predicate, _)| name == *predicate)
             || WORDS.iter().any(|(word, _)| {
-                name == format!("_is_{word}") || name == format!("is_{word}()") || name.ends_with(&format!(".is_{word}()"))
+                name == format!("_is_{word}")
+                    || name == format!("is_{word}()")
+                    || name.ends_with(&format!(".is_{word}()"))
             })
     }
 
@@ -126,7 +128,10 @@ mod tests {
             .map(|a| (a.name, matches!(a.value, AssumedValue::Const(Constant::Bool(true)))))
             .collect();
         let holding: Vec<&str> = truths.iter().filter(|(_, t)| *t).map(|(n, _)| n.as_str()).collect();
-        assert_eq!(holding, ["is_cuda()", "_is_cuda", "is_cuda_alike()", "_is_cuda_alike", "torch.cuda.is_available()"]);
+        assert_eq!(
+            holding,
+            ["is_cuda()", "_is_cuda", "is_cuda_alike()", "_is_cuda_alike", "torch.cuda.is_available()"]
+        );
         assert!(Platform::tests_platform("not torch.cuda.is_available()"));
         assert!(truths.iter().any(|(n, t)| n == "is_out_of_tree()" && !t));
         assert_eq!(Platform::parse("HIP"), Some(Platform::Rocm));

@@ -3205,3 +3205,14 @@ fn a_platform_fixes_pytorchs_device_predicates() {
     assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
     assert_eq!(rows(&out).len(), 1, "{}", out.stdout);
 }
+
+#[test]
+fn a_method_is_no_instance_of_a_class_of_the_tree() {
+    // A list of operations with separators between them: `isinstance(op, Separator)` of a
+    // bound method is false. It was an atom, and its "true" a NEVER row.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.separated_ops.SeparatedOpsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["atoms"], serde_json::json!([]), "{}", out.stdout);
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.separated_ops.SeparatedOpsTwiceMoE"]);
+    assert_eq!(verdict, "TWICE", "{}", out.stdout);
+}
