@@ -623,6 +623,14 @@ impl Interp<'_, '_> {
     /// Evaluates a function of the tree with its parameters bound.
     pub fn call_function(&mut self, func: FuncId, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
         let block = self.block_called(func, receiver.as_ref());
+        // Another method of a module that holds the value, on the forward path (a stage of
+        // its computation run by an executor: `op_experts(state)`): its parts (the experts it
+        // calls) are that module's, not blocks of their own.
+        let holder_stage = block.is_none()
+            && self.loaded_phase_done
+            && self.index.function(func).name.as_str() != "__init__"
+            && matches!(&receiver, Some(Value::Obj(id)) if Some(*id) != self.entry_object && self.holds_traced_value(*id));
+        self.in_block += usize::from(holder_stage);
         if let Some(class) = block {
             self.in_block += 1;
             // The module whose forward called it: the block, when this one turns out to be a
@@ -664,6 +672,7 @@ impl Interp<'_, '_> {
                 entry.push((*c, v.clone()));
             }
         }
+        self.in_block -= usize::from(holder_stage);
         if self.is_accessor(func) {
             return self.name_accessor_result(func, result);
         }

@@ -1,10 +1,13 @@
 //! Generator functions called for their items (`tuple(_active_variants())`, `for v in
-//! variants()`): a generator whose `yield`s are statements outside any loop (`yield ORDINARY`,
-//! `if cp_enabled(): yield CONTEXT_PARALLEL`) runs to its end and gives the list of what it
+//! variants()`): a generator whose `yield`s are statements (`yield ORDINARY`, `if
+//! cp_enabled(): yield CONTEXT_PARALLEL`) runs to its end and gives the list of what it
 //! yielded, one list per feasible outcome of the conditions its `yield`s ran under (at most
-//! [`MAX_YIELDED_LISTS`]). Other generators (a `yield` in a loop or inside an expression) are
-//! not followed, and the evaluation says so. (A `@contextmanager` generator used in a `with`
-//! runs around its block instead: see `contexts.rs`.)
+//! [`MAX_YIELDED_LISTS`]). A `yield` in a loop is followed where the loop is unrolled (over a
+//! list known item by item: `for item in items: if is_separator(item): yield pending`), one
+//! item per iteration. Other generators (a `yield` in a loop whose iterations are not told
+//! apart, in a `with`, or inside an expression) are not followed, and the evaluation says so.
+//! (A `@contextmanager` generator used in a `with` runs around its block instead: see
+//! `contexts.rs`.)
 
 use ruff_python_ast::{Expr, Stmt};
 
@@ -24,7 +27,8 @@ pub type Yielded = Option<Vec<(Cond, Vec<G>)>>;
 
 impl Interp<'_, '_> {
     /// Runs generator `func` to its end and gives the lists of what it yielded; `None` when its
-    /// `yield`s are not all statements outside loops, or they yield too many lists.
+    /// `yield`s are not all statements, one ran in an abstract iteration, or they yield too
+    /// many lists.
     pub fn call_generator(
         &mut self,
         func: FuncId,
@@ -36,7 +40,7 @@ impl Interp<'_, '_> {
     ) -> Option<G> {
         // A `@contextmanager` generator runs around a `with` block (`contexts.rs`); called
         // otherwise, running it to its end would run its exit code too early.
-        if self.is_context_manager(func) || !yields_are_statements(body) {
+        if self.is_context_manager(func) || yield_statements(body).is_none() {
             return None;
         }
         let facts = self.index.function(func).clone();
@@ -44,6 +48,7 @@ impl Interp<'_, '_> {
         let mut frame = self.frame(Some(func), func.file);
         self.bind_params(&mut frame, func, &facts.params, receiver, args, &Cond::TRUE, loc);
         frame.yielded = Some(Some(vec![(Cond::TRUE, Vec::new())]));
+        frame.generator_depth = self.abstract_depth;
         self.in_generator(func, pc, |this| this.exec_block(&mut frame, body, &Cond::TRUE));
         let lists = frame.yielded.take().flatten()?;
         let mut out = G::empty();
@@ -63,7 +68,9 @@ impl Interp<'_, '_> {
             Some(expr) => self.eval(frame, expr, pc),
             None => G::under(*pc, Value::none()),
         };
-        let Some(Some(lists)) = frame.yielded.take() else {
+        // In an iteration standing for several (a `while`, a loop over data), the items it
+        // yields are not known one by one.
+        let Some(Some(lists)) = frame.yielded.take().filter(|_| self.abstract_depth <= frame.generator_depth) else {
             frame.yielded = Some(None);
             return;
         };
@@ -84,12 +91,15 @@ impl Interp<'_, '_> {
     }
 }
 
-/// Whether every `yield` of a generator's body is a statement (`yield x`) outside any loop,
-/// `with` or nested definition.
-pub(super) fn yields_are_statements(body: &[Stmt]) -> bool {
+/// Where a generator's `yield`s are, when every one is a statement (`yield x`) outside any
+/// `with` or nested definition: `Some(true)` when one is in a loop (whether it is followed is
+/// then decided as it runs), `Some(false)` when none is; `None` otherwise.
+pub(super) fn yield_statements(body: &[Stmt]) -> Option<bool> {
     use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
     struct Check {
         loops: usize,
+        withs: usize,
+        in_loop: bool,
         ok: bool,
     }
     impl<'a> Visitor<'a> for Check {
@@ -97,19 +107,23 @@ pub(super) fn yields_are_statements(body: &[Stmt]) -> bool {
             match stmt {
                 Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
                 Stmt::Expr(e) if matches!(e.value.as_ref(), Expr::Yield(_)) => {
-                    if self.loops > 0 {
-                        self.ok = false;
-                    }
+                    self.ok &= self.withs == 0;
+                    self.in_loop |= self.loops > 0;
                     if let Expr::Yield(y) = e.value.as_ref()
                         && let Some(value) = &y.value
                     {
                         self.visit_expr(value);
                     }
                 }
-                Stmt::For(_) | Stmt::While(_) | Stmt::With(_) => {
+                Stmt::For(_) | Stmt::While(_) => {
                     self.loops += 1;
                     walk_stmt(self, stmt);
                     self.loops -= 1;
+                }
+                Stmt::With(_) => {
+                    self.withs += 1;
+                    walk_stmt(self, stmt);
+                    self.withs -= 1;
                 }
                 _ => walk_stmt(self, stmt),
             }
@@ -122,9 +136,9 @@ pub(super) fn yields_are_statements(body: &[Stmt]) -> bool {
             }
         }
     }
-    let mut check = Check { loops: 0, ok: true };
+    let mut check = Check { loops: 0, withs: 0, in_loop: false, ok: true };
     for stmt in body {
         check.visit_stmt(stmt);
     }
-    check.ok
+    check.ok.then_some(check.in_loop)
 }

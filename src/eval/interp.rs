@@ -214,6 +214,9 @@ pub struct Frame {
     pub kernel: Option<Rc<super::device::KernelLocals>>,
     /// In a generator run for its items, what it yielded so far (see `generators.rs`).
     pub yielded: Option<super::generators::Yielded>,
+    /// In a generator run for its items, how many abstract iterations enclosed its call: a
+    /// `yield` inside more stands for several items.
+    pub generator_depth: u32,
 }
 
 /// Which argument of a call passed a value: the `i`-th positional one, or a keyword.
@@ -1067,6 +1070,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             shares: Vec::new(),
             kernel: None,
             yielded: None,
+            generator_depth: 0,
         }
     }
 

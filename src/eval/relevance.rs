@@ -517,13 +517,17 @@ impl Interp<'_, '_> {
 
     /// Whether `func` is a generator whose items the evaluation can list (see
     /// `generators.rs`): they are structure (`tuple(_active_variants())`, the batch variants a
-    /// stage binds a plan for), cheaper evaluated than named.
+    /// stage binds a plan for), cheaper evaluated than named. (Not one that yields in a loop:
+    /// whether that is followed is only known as it runs.)
     fn is_item_generator(&mut self, func: FuncId) -> bool {
         !self.is_context_manager(func)
             && self.definition_fact(
                 func,
                 |r| &mut r.item_generators,
-                |def| super::calls::contains_yield(&def.body) && super::generators::yields_are_statements(&def.body),
+                |def| {
+                    super::calls::contains_yield(&def.body)
+                        && super::generators::yield_statements(&def.body) == Some(false)
+                },
             )
     }
 

@@ -3216,3 +3216,28 @@ fn a_method_is_no_instance_of_a_class_of_the_tree() {
     let (_, verdict, out) = trace("trace/router", &["--entry", "gate.separated_ops.SeparatedOpsTwiceMoE"]);
     assert_eq!(verdict, "TWICE", "{}", out.stdout);
 }
+
+#[test]
+fn a_generator_yielding_in_a_loop_over_a_known_list_is_followed() {
+    // The stages of a layer's operations, split by a generator that yields inside its loop
+    // over them: ONCE, and TWICE where the factor is applied in two stages.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.chunked_ops.ChunkedOpsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.chunked_ops.ChunkedOpsTwiceMoE"]);
+    assert_eq!(verdict, "TWICE", "{}", out.stdout);
+    // A `yield` in a `while` loop, whose iterations are not told apart, is still not followed,
+    // and the output says so.
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.chunked_ops.WhileYieldMoE"]);
+    assert_eq!(verdict, "UNKNOWN", "{}", out.stdout);
+    assert!(out.stdout.contains("is a generator: not followed"), "{}", out.stdout);
+}
+
+#[test]
+fn the_modules_a_stage_method_calls_are_part_of_its_module() {
+    // A decoder layer runs its MoE's stage methods (`op_experts`, `op_output`), not its
+    // `forward`: the experts they call keep the factor but are no block of their own (whose
+    // NEVER would be the answer); the layer's output is, scaled once by the output stage.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.chunked_ops.StagedDecoderLayer"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["blocks"], serde_json::json!(null), "{}", out.stdout);
+}
