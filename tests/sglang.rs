@@ -870,3 +870,26 @@ fn sglang_0_5_13_never_applies_hunyuan_v3s_factor_on_npu_with_renormalized_weigh
     assert!(rows.iter().all(|r| matches!(r["verdict"].as_str(), Some("ONCE" | "UNKNOWN"))), "{rows:#?}");
     assert!(rows.iter().any(|r| r["verdict"] == "ONCE" && !r["when"].as_str().unwrap().contains("route_norm")));
 }
+
+#[test]
+fn sglang_0_4_7_never_applies_the_factor_with_expert_parallel_moe_on_cuda() {
+    // SGLang 0.4.7, the first release that folds the factor into the Triton experts on CUDA
+    // (`forward_normal` multiplies only `if not _is_cuda`; `moe_sum_reduce_triton` applies it),
+    // read in deepseek_v2.py and ep_moe/layer.py: `EPMoE` routes without it and its
+    // `post_reorder` is not handed it, so expert parallelism without DeepEP drops it (sglang
+    // issue 8402, fixed in 0.4.10). `FusedMoE` picks its CUDA path by `torch.cuda.is_available()`,
+    // which `--platform cuda` fixes: the CPU path's configurations are no rows.
+    let Some(tree) = fetch("0.4.7") else { return };
+    let entry = "sglang.srt.models.deepseek_v2.DeepseekV2MoE";
+    let trace = trace_on(&tree, "routed_scaling_factor", entry, "cuda", &["quant_config=None"]);
+    assert_evaluated_to_the_end(&trace);
+    assert_eq!(trace["verdict"], "NEVER", "{trace:#}");
+    let when = |verdict: &str| -> Vec<String> {
+        let groups = trace["verdicts"].as_array().unwrap();
+        groups.iter().filter(|g| g["verdict"] == verdict).map(|g| g["when"].as_str().unwrap().to_string()).collect()
+    };
+    let g = "global_server_args_dict";
+    assert_eq!(when("NEVER"), [format!("not {g}[\"enable_deepep_moe\"] and {g}[\"enable_ep_moe\"]")]);
+    assert_eq!(when("ONCE"), [format!("{g}[\"enable_deepep_moe\"] or not {g}[\"enable_ep_moe\"]")]);
+    assert!(!row_atoms(&trace).contains(&"torch.cuda.is_available()"), "{trace:#}");
+}

@@ -1263,6 +1263,11 @@ impl Interp<'_, '_> {
                             .map(&contents.restrict(&self.conds, pc), |_, v| Value::Method(Box::new(v), attr.clone()));
                     }
                 }
+                // Past the tree: `object.__setattr__` (and `nn.Module`'s) sets the attribute
+                // (from a `__setattr__` of the tree ending in `super().__setattr__(name, value)`).
+                if attr == "__setattr__" && matches!(receiver.as_ref(), Value::Obj(_)) {
+                    return G::under(*pc, Value::Method(receiver.clone(), Rc::from(attr)));
+                }
                 // Past the tree: `nn.Module.__init__` and the like do nothing we track.
                 G::under(
                     pc.clone(),
@@ -1666,6 +1671,19 @@ impl Interp<'_, '_> {
         found
     }
 
+    /// The `__setattr__` the class of instance `id` defines in the tree (not `object`'s or
+    /// `nn.Module`'s), unless it is running for that object already (its own assignments
+    /// inside set the attribute).
+    fn dunder_setattr(&mut self, id: HeapId, loc: Loc) -> Option<crate::index::FuncId> {
+        let ObjKind::Instance(class) = self.heap[id as usize].kind else { return None };
+        let (_, g) = self.class_attr(class, "__setattr__", loc)?;
+        let setter = match g.single()? {
+            Value::Func(f) => *f,
+            _ => return None,
+        };
+        (!self.stack.contains(&setter)).then_some(setter)
+    }
+
     /// The `__getattr__` a class of the tree defines for itself (not `object`'s).
     fn dunder_getattr(&mut self, class: ClassId, loc: Loc) -> Option<crate::index::FuncId> {
         let (_, g) = self.class_attr(class, "__getattr__", loc)?;
@@ -1864,6 +1882,22 @@ impl Interp<'_, '_> {
                     };
                     if let Value::Obj(id) = v {
                         let restricted = value.restrict(&self.conds, &c);
+                        // A class of the tree that defines `__setattr__` decides what an
+                        // assignment does (a state object keeping its attributes in a dict).
+                        if let Some(setter) = self.dunder_setattr(id, loc) {
+                            let args = super::calls::Args {
+                                positional: vec![
+                                    super::calls::Arg {
+                                        value: G::under(Cond::TRUE, Value::Const(Constant::Str(name.to_string()))),
+                                        loc: None,
+                                    },
+                                    super::calls::Arg { value: restricted, loc: Some(loc) },
+                                ],
+                                ..Default::default()
+                            };
+                            self.call_function(setter, Some(Value::Obj(id)), args, &c, loc);
+                            continue;
+                        }
                         if self.pipeline_state == Some(id) {
                             // The pipeline's state is a dict read and written as attributes
                             // (`state.topk_output = ...`, later `state.pop("topk_output")`).

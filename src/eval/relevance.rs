@@ -30,8 +30,10 @@
 //!   (`_require_stack()`): named, it would be a fresh unknown instead of that state;
 //! - it is a generator whose items the evaluation can list (`_active_variants()`);
 //! - it is a getter method called on an object the evaluation built (`return runner.backend if
-//!   runner is not None else None`): what it returns is what the object holds, which the
-//!   object's own tests also read.
+//!   runner is not None else None`, `return self._data.pop(item)`): what it returns is what the
+//!   object holds, which the object's own tests also read;
+//! - it is a class's own `__getattr__` or `__setattr__`: what an attribute is, and where an
+//!   assignment puts it (a state object keeping its attributes in a dict).
 //!
 //! Any other call is an outside computation on the data it receives: scales pass through, no
 //! application happens in it, and a condition on its result is an atom named by the call. Not
@@ -154,8 +156,9 @@ impl Interp<'_, '_> {
         {
             return true;
         }
-        // A `__getattr__` says what an attribute is (the wrapped object's method, a flag).
-        if self.index.function(func).name.as_str() == "__getattr__" {
+        // A `__getattr__` says what an attribute is (the wrapped object's method, a flag); a
+        // `__setattr__` where an assignment puts it.
+        if matches!(self.index.function(func).name.as_str(), "__getattr__" | "__setattr__") {
             return true;
         }
         if receiver.is_some_and(|r| self.carries(r))
@@ -1465,11 +1468,20 @@ fn fills_lists_from_parameter(def: &ast::StmtFunctionDef) -> bool {
 /// The statements of a getter method (see `Interp::is_getter_method`): at most four, each
 /// binding a name to a read or returning one, ending in a `return`.
 fn is_getter_body(body: &[Stmt]) -> bool {
-    /// `a`, `a.b`, a literal, or `x if test else y` of such.
+    /// `a`, `a.b`, a literal, `x if test else y` of such, or an entry of a container read so
+    /// (`self._data[item]`, `self._data.pop(item)`: a state object keeping its attributes in a
+    /// dict).
     fn read(expr: &Expr) -> bool {
         match expr {
             Expr::Name(_) => true,
             Expr::Attribute(a) => read(&a.value),
+            Expr::Subscript(item) => read(&item.value) && read(&item.slice),
+            Expr::Call(call) => match call.func.as_ref() {
+                Expr::Attribute(method) if matches!(method.attr.as_str(), "get" | "pop") => {
+                    read(&method.value) && call.arguments.keywords.is_empty() && call.arguments.args.iter().all(read)
+                }
+                _ => false,
+            },
             Expr::If(e) => test(&e.test) && read(&e.body) && read(&e.orelse),
             e => e.is_literal_expr(),
         }

@@ -3241,3 +3241,15 @@ fn the_modules_a_stage_method_calls_are_part_of_its_module() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(out.json()["blocks"], serde_json::json!(null), "{}", out.stdout);
 }
+
+#[test]
+fn an_assignment_runs_the_classs_own_setattr() {
+    // `state.x = v` on an object whose class defines `__setattr__` (storing into a dict, the
+    // dict's own field set through `super().__setattr__`), then `state.pop("x")` or `state.x`
+    // through `__getattr__`: the value comes back.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.state_setattr.StateDictMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.state_setattr.StateDictTwiceMoE"]);
+    assert_eq!(verdict, "TWICE", "{}", out.stdout);
+}
