@@ -1161,6 +1161,11 @@ impl Interp<'_, '_> {
             }
         }
         match value {
+            // `obj.__class__` is `type(obj)` (`copy.copy(self.__class__._keep_in_fp32_modules)`).
+            Value::Obj(id) if attr == "__class__" => match self.heap[*id as usize].kind {
+                ObjKind::Instance(c) | ObjKind::Abstract(c, _) => G::under(*pc, Value::Class(c)),
+                _ => self.object_attr(*id, attr, pc, loc),
+            },
             Value::Obj(id) => self.object_attr(*id, attr, pc, loc),
             Value::Module(file) => {
                 if let Some(g) = self.rebound_global(*file, attr, pc, loc) {

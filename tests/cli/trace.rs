@@ -3253,3 +3253,16 @@ fn an_assignment_runs_the_classs_own_setattr() {
     let (_, verdict, out) = trace("trace/router", &["--entry", "gate.state_setattr.StateDictTwiceMoE"]);
     assert_eq!(verdict, "TWICE", "{}", out.stdout);
 }
+
+#[test]
+fn the_class_of_self_is_the_objects_class() {
+    // `copy.copy(self.__class__._keep_in_fp32_modules)` is the class attribute: `None` here, so
+    // the check under it never raises; where a subclass names a module it lacks, it always does.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.class_of_self.PostInitMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.class_of_self.KeepsMissingModuleMoE"]);
+    let raises = out.json()["raises"].clone();
+    assert_eq!(raises.as_array().map(Vec::len), Some(1), "{}", out.stdout);
+    assert_eq!(raises[0]["share"], 1.0, "{}", out.stdout);
+}
