@@ -1677,8 +1677,8 @@ impl Interp<'_, '_> {
     }
 
     /// The `__setattr__` the class of instance `id` defines in the tree (not `object`'s or
-    /// `nn.Module`'s), unless it is running for that object already (its own assignments
-    /// inside set the attribute).
+    /// `nn.Module`'s), unless it is running already: an assignment inside it (which Python
+    /// would send back to it, and real code avoids) sets the attribute.
     fn dunder_setattr(&mut self, id: HeapId, loc: Loc) -> Option<crate::index::FuncId> {
         let ObjKind::Instance(class) = self.heap[id as usize].kind else { return None };
         let (_, g) = self.class_attr(class, "__setattr__", loc)?;
