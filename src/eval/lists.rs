@@ -25,7 +25,7 @@ use ruff_python_ast::CmpOp;
 const MAX_WORLDS: usize = 32;
 
 /// A concrete list: where it is this sequence.
-type World = (Cond, Vec<Value>);
+pub(super) type World = (Cond, Vec<Value>);
 
 impl Interp<'_, '_> {
     /// Records that list `id` (just made) holds its elements item by item.
@@ -127,7 +127,7 @@ impl Interp<'_, '_> {
     }
 
     /// The concrete sequences `items` stands for, if there are few enough.
-    fn worlds(&self, items: &[G]) -> Option<Vec<World>> {
+    pub(super) fn worlds(&self, items: &[G]) -> Option<Vec<World>> {
         let mut worlds: Vec<World> = vec![(self.conds.truth(), Vec::new())];
         for item in items {
             let absent = item.coverage(&self.conds).not();

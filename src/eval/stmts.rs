@@ -356,7 +356,19 @@ impl Interp<'_, '_> {
                 _ => return None,
             };
             if items.len() > MAX_UNROLLED {
-                return None;
+                // Items there only in some configurations (appended under conditions: the
+                // operations of a sparse layer or of a dense one) stand for a few shorter
+                // sequences, each short enough on its own.
+                for (world, values) in self.worlds(&items)? {
+                    let here = c.and(&world);
+                    if values.len() > MAX_UNROLLED {
+                        return None;
+                    }
+                    if self.conds.feasible(&here) {
+                        out.push((here, values.into_iter().map(|v| G::under(here, v)).collect()));
+                    }
+                }
+                continue;
             }
             out.push((*c, items));
         }
@@ -404,7 +416,7 @@ impl Interp<'_, '_> {
 }
 
 /// Loops over a known sequence at most this long run once per element.
-const MAX_UNROLLED: usize = 8;
+const MAX_UNROLLED: usize = 16;
 
 /// A handler that does more than `pass`/`raise`/log is worth mentioning when it does not run.
 fn handler_matters(handler: &ast::ExceptHandlerExceptHandler) -> bool {

@@ -3266,3 +3266,12 @@ fn the_class_of_self_is_the_objects_class() {
     assert_eq!(raises.as_array().map(Vec::len), Some(1), "{}", out.stdout);
     assert_eq!(raises[0]["share"], 1.0, "{}", out.stdout);
 }
+
+#[test]
+fn a_list_of_items_under_conditions_is_unrolled_as_the_sequences_it_stands_for() {
+    // Eleven operations of a sparse layer and two of a dense one, gathered into one stage by
+    // a generator: each sequence runs in order, and the factor is applied once in both.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.chunked_ops.LongChunkedOpsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out).len(), 1, "{}", out.stdout);
+}
