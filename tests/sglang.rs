@@ -893,3 +893,29 @@ fn sglang_0_4_7_never_applies_the_factor_with_expert_parallel_moe_on_cuda() {
     assert_eq!(when("ONCE"), [format!("{g}[\"enable_deepep_moe\"] or not {g}[\"enable_ep_moe\"]")]);
     assert!(!row_atoms(&trace).contains(&"torch.cuda.is_available()"), "{trace:#}");
 }
+
+#[test]
+fn sglang_0_4_6_decoder_layer_runs_its_moe_through_the_operations_executor() {
+    // SGLang 0.4.6.post5's `DeepseekV2MoE` has no `forward`: the decoder layer hands its
+    // operations (`op_gate` ... `op_output`) to `execute_operations`, which splits them into
+    // stages with a generator and runs them on a `_StateDict` (attributes kept in a dict
+    // through `__setattr__`). Read in deepseek_v2.py: on CUDA the experts leave the factor to
+    // `op_output`, which multiplies once.
+    let Some(tree) = fetch("0.4.6.post5") else { return };
+    let entry = "sglang.srt.models.deepseek_v2.DeepseekV2DecoderLayer";
+    let trace = trace_on(&tree, "routed_scaling_factor", entry, "cuda", &["quant_config=None"]);
+    assert_evaluated_to_the_end(&trace);
+    assert_eq!(trace["verdict"], "ONCE", "{trace:#}");
+    let rows = trace["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{trace:#}");
+    let sites: Vec<(String, u64)> = rows[0]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["sites"].as_array().unwrap())
+        .map(|s| (s["location"]["path"].as_str().unwrap().to_string(), s["location"]["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(sites, [("sglang/srt/models/deepseek_v2.py".to_string(), 438)], "{trace:#}");
+    let unresolved = trace["unresolved"].to_string();
+    assert!(!unresolved.contains("is a generator: not followed"), "{unresolved}");
+}
