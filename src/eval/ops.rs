@@ -600,6 +600,17 @@ impl Interp<'_, '_> {
                     self.call_value(&callee, args, pc, loc)
                 }
             }
+            // `object.__setattr__(name, value)`, reached from a `__setattr__` of the tree
+            // (`super().__setattr__(key, value)`): sets the attribute.
+            Value::Obj(id) if name == "__setattr__" && matches!(self.heap[*id as usize].kind, ObjKind::Instance(_)) => {
+                if let ([_, value], Some(Value::Const(Constant::Str(key)))) =
+                    (args.positional.as_slice(), args.positional.first().and_then(|a| a.value.single()))
+                {
+                    let value = value.value.restrict(&self.conds, pc);
+                    self.set_field(*id, &ruff_python_ast::name::Name::new(key), value, pc);
+                }
+                G::under(*pc, Value::none())
+            }
             Value::Obj(id) => self.container_method(*id, name, args, pc, loc),
             Value::ExternalObj(path) => {
                 let path = format!("{path}.{name}");
@@ -743,16 +754,6 @@ impl Interp<'_, '_> {
 
     /// Methods of lists, dicts and record objects built by the evaluator.
     fn container_method(&mut self, id: HeapId, name: &str, args: Args, pc: &Cond, loc: Loc) -> G {
-        // `object.__setattr__(name, value)` reached from a `__setattr__` of the tree.
-        if name == "__setattr__" && matches!(self.heap[id as usize].kind, ObjKind::Instance(_)) {
-            if let ([_, value], Some(Value::Const(Constant::Str(key)))) =
-                (args.positional.as_slice(), args.positional.first().and_then(|a| a.value.single()))
-            {
-                let value = value.value.restrict(&self.conds, pc);
-                self.set_field(id, &ruff_python_ast::name::Name::new(key), value, pc);
-            }
-            return G::under(*pc, Value::none());
-        }
         // Mutations of an older container are gated by the whole condition of the call; what
         // is read from it is seen from the call (`relative_to` the base), as fields are: read
         // with the whole condition, the caller's condition would stay in what the call returns
