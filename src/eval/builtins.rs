@@ -9,6 +9,14 @@ use super::interp::{Interp, ObjKind};
 use super::value::*;
 use crate::syntax::Constant;
 
+/// The bounds of a `range(...)` of unknown length, with their text: `start` is 0 when absent.
+#[derive(Clone, Debug)]
+pub struct RangeBounds {
+    start: Option<(G, String)>,
+    stop: (G, String),
+    loc: Loc,
+}
+
 impl Interp<'_, '_> {
     /// `value.attr` as `getattr(value, attr, default)` and `hasattr` see it: where reading it
     /// raises (an attribute set only in other configurations), it is absent — an unknown
@@ -163,6 +171,9 @@ impl Interp<'_, '_> {
                 }
                 let text = self.text(loc);
                 let v = self.sym(SymKey::At(loc, text.clone()), text, None);
+                if let (Value::Sym(s), Some(bounds)) = (&v, self.range_bounds_of(&args, loc)) {
+                    self.range_bounds.insert(*s, bounds);
+                }
                 G::under(pc.clone(), v)
             }
             "enumerate" | "zip" | "reversed" | "sorted" | "list" | "tuple" | "set" | "frozenset" | "iter" => {
@@ -469,6 +480,32 @@ const MAX_ZIPPED: usize = 16;
 impl Interp<'_, '_> {
     /// `range(...)` where every bound is a known integer in each of (at most eight)
     /// alternatives, and each range has at most eight numbers: a tuple of them per alternative.
+    /// The bounds of `range(stop)` or `range(start, stop)` (a step leaves them unknown).
+    fn range_bounds_of(&self, args: &Args, loc: Loc) -> Option<RangeBounds> {
+        let text = |arg: &super::calls::Arg| self.text(arg.loc.unwrap_or(loc)).to_string();
+        match args.positional.as_slice() {
+            [stop] => Some(RangeBounds { start: None, stop: (stop.value.clone(), text(stop)), loc }),
+            [start, stop] => Some(RangeBounds {
+                start: Some((start.value.clone(), text(start))),
+                stop: (stop.value.clone(), text(stop)),
+                loc,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The condition under which the sequence `iterable` has items, when it is a `range` of
+    /// unknown length (`range(start_layer)` is empty on a model not split into pipeline
+    /// stages); `None` for any other sequence.
+    pub(super) fn nonempty_range(&mut self, iterable: &G) -> Option<Cond> {
+        let Some(Value::Sym(s)) = iterable.single() else { return None };
+        let bounds = self.range_bounds.get(s)?.clone();
+        let (start, start_text) =
+            bounds.start.unwrap_or_else(|| (G::under(self.conds.truth(), Value::Const(Constant::Int(0))), "0".into()));
+        let (stop, stop_text) = bounds.stop;
+        Some(self.compare(&stop, ruff_python_ast::CmpOp::Gt, &start, &stop_text, &start_text, bounds.loc))
+    }
+
     fn small_ranges(&mut self, args: &Args, pc: &Cond) -> Option<G> {
         let mut combos: Vec<(Cond, Vec<i64>)> = vec![(*pc, Vec::new())];
         for arg in &args.positional {

@@ -2041,7 +2041,11 @@ impl Interp<'_, '_> {
                     })
                     .collect();
                 let text = format!("isinstance({label}, {})", names.join(" | "));
-                self.atom(AtomKey::Test(text.clone()), || text)
+                let holds = self.atom(AtomKey::Test(text.clone()), || text);
+                // Of a loop's element (or what was read from it), a test that differs between
+                // iterations.
+                self.note_iteration_test(&holds, &[value]);
+                holds
             }
         }
     }

@@ -167,7 +167,20 @@ impl Interp<'_, '_> {
                 }
                 G::under(pc.clone(), Value::unknown("dict comprehension: entries not tracked"))
             }
-            Expr::FString(_) | Expr::TString(_) | Expr::BytesLiteral(_) => {
+            Expr::FString(fstring) => {
+                // A string made of a loop element (`f"{prefix}.{idx}"`, a layer's name from its
+                // index) is about that element: tests of what is read from it (the layer index
+                // parsed back, `int(prefix.split(".")[-1]) >= first_k_dense_replace`) differ
+                // between iterations, as tests of the index do.
+                let text = self.text(loc);
+                let element = self.fstring_element(frame, fstring, pc);
+                let key = match element {
+                    Some(element) => SymKey::Path(element, format!("{text} @{}", loc.span.start)),
+                    None => SymKey::At(loc, text.clone()),
+                };
+                G::under(pc.clone(), self.sym(key, text, None))
+            }
+            Expr::TString(_) | Expr::BytesLiteral(_) => {
                 let text = self.text(loc);
                 let v = self.sym(SymKey::At(loc, text.clone()), text, None);
                 G::under(pc.clone(), v)
@@ -232,6 +245,36 @@ impl Interp<'_, '_> {
 
     /// A comprehension: the element expression evaluated once, for one abstract element of each
     /// iterable.
+    /// The symbol standing for which element of a list of several items an iteration over
+    /// the sequence at `iter_loc` sees (see `iter_element`), once one was made.
+    pub(super) fn element_choice(&self, iter_loc: Loc) -> Option<SymId> {
+        let s = *self.sym_by_key.get(&SymKey::LoopIndex(iter_loc))?;
+        self.loop_elements.contains(&s).then_some(s)
+    }
+
+    /// The loop element a name interpolated in `fstring` holds (or was read from), if any.
+    /// Only names: reading them has no effect to evaluate.
+    fn fstring_element(&mut self, frame: &mut Frame, fstring: &ast::ExprFString, pc: &Cond) -> Option<SymId> {
+        for part in fstring.value.iter() {
+            let ast::FStringPart::FString(f) = part else { continue };
+            for interpolation in f.elements.interpolations() {
+                let Expr::Name(name) = interpolation.expression.as_ref() else { continue };
+                let local = frame.locals.contains_key(&name.id)
+                    || frame.captured.as_ref().is_some_and(|c| c.contains_key(&name.id));
+                if !local {
+                    continue;
+                }
+                let value = self.eval(frame, &interpolation.expression, pc);
+                if let Some(Value::Sym(s)) = value.single() {
+                    if let Some(element) = self.loop_element_of(*s) {
+                        return Some(element);
+                    }
+                }
+            }
+        }
+        None
+    }
+
     fn eval_comprehension(
         &mut self,
         frame: &mut Frame,
@@ -264,6 +307,7 @@ impl Interp<'_, '_> {
         let mut here = *pc;
         let mut elements = rustc_hash::FxHashSet::default();
         let data_loops = self.data_loops.len();
+        let mut nonempty_ranges = self.conds.truth();
         for generator in generators {
             // (The one generator's iterable was evaluated above.)
             let iterable = match first_iterable.take() {
@@ -271,8 +315,12 @@ impl Interp<'_, '_> {
                 None => self.eval(frame, &generator.iter, &here),
             };
             let iter_loc = self.loc(frame.file, &generator.iter);
+            if let Some(nonempty) = self.nonempty_range(&iterable) {
+                nonempty_ranges = nonempty_ranges.and(&nonempty);
+            }
             let element = self.iter_element(&iterable, &here, iter_loc, &generator.target);
             self.loop_elements_in(&element, &mut elements);
+            elements.extend(self.element_choice(iter_loc));
             if let Some(over_data) = self.data_loop(&element, iter_loc) {
                 elements.insert(over_data);
                 self.data_loops.push(over_data);
@@ -286,6 +334,22 @@ impl Interp<'_, '_> {
         }
         let value = self.eval(frame, elt, &here);
         self.data_loops.truncate(data_loops);
+        // The item stands for every element, and is evaluated as there; an object made for a
+        // range that may be empty (padding for the pipeline stages before a rank, `[
+        // PPMissingLayer() for _ in range(start_layer)]`) is remembered with where it is not.
+        // An object made for every element keeps what tells the elements apart (a layer's kind,
+        // tested on its index): a later loop over the objects tells them apart by the same
+        // tests, which are per-iteration there too (see `Interp::kinds_in`).
+        for (_, v) in value.iter() {
+            if let Value::Obj(id) = v {
+                if !nonempty_ranges.is_true() {
+                    self.maybe_absent.insert(*id, nonempty_ranges);
+                }
+                if !elements.is_empty() {
+                    self.made_for.insert(*id, Rc::new(elements.clone()));
+                }
+            }
+        }
         let item = self.over_iterations(&value, &elements);
         let id = self.alloc(ObjKind::List(vec![item]), loc);
         G::under(*pc, Value::Obj(id))
@@ -486,6 +550,15 @@ impl Interp<'_, '_> {
                     // Made together, they read as "this element and no other": what each
                     // element leads to, `or`-ed over the elements, then stays small.
                     self.conds.one_hot(&atoms);
+                    // Which element it is differs between iterations: not a configuration.
+                    // What the loop binds is there where some iteration binds it (the MoE
+                    // layer a loop over a model's layers keeps).
+                    self.loop_elements.insert(index);
+                    for atom in &atoms {
+                        if let Some((atom, _)) = self.conds.as_literal(atom) {
+                            self.iteration_atoms.entry(atom).or_insert(index);
+                        }
+                    }
                     for (i, item) in items.iter().enumerate() {
                         let atom = self.atom(AtomKey::Equals(index, Constant::Int(i as i64)), String::new);
                         out.extend(&self.conds, item.restrict(&self.conds, &c.and(&atom)));
@@ -906,7 +979,7 @@ impl Interp<'_, '_> {
 
     /// `base[lower:upper]`: tuples and lists give the items in range (as Python clamps them);
     /// anything else is subscripted with an unknown index.
-    fn sliced(&mut self, base: &G, (lower, upper): (Option<i64>, Option<i64>), pc: &Cond, loc: Loc) -> G {
+    pub(super) fn sliced(&mut self, base: &G, (lower, upper): (Option<i64>, Option<i64>), pc: &Cond, loc: Loc) -> G {
         let range = |len: usize| {
             let len = len as i64;
             let clamp = |i: i64| (if i < 0 { len + i } else { i }).clamp(0, len) as usize;

@@ -13,6 +13,7 @@ use ruff_python_ast::name::Name;
 use ruff_text_size::Ranged;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::builtins::RangeBounds;
 use super::cond::{AtomKey, Cond, Conds};
 use super::kernels::KernelModels;
 use super::trace::{Blocker, BoundHit, HopKind, HopRecord, SiteRecord};
@@ -231,7 +232,7 @@ pub struct Interp<'r, 'a> {
     pub index: &'a Index,
     pub conds: Conds,
     pub syms: Vec<Sym>,
-    sym_by_key: FxHashMap<SymKey, SymId>,
+    pub(super) sym_by_key: FxHashMap<SymKey, SymId>,
     pub heap: Vec<Object>,
     pub sites: Vec<SiteRecord>,
     pub hops: Vec<HopRecord>,
@@ -302,6 +303,19 @@ pub struct Interp<'r, 'a> {
     pub comparing_records: u32,
     /// Set while the iterable of a `for` over `range(...)` is evaluated (see `stmts.rs`).
     pub range_stays_abstract: bool,
+    /// The bounds of each `range(...)` of unknown length, by the symbol it evaluated to (see
+    /// `Interp::nonempty_range`).
+    pub range_bounds: FxHashMap<SymId, RangeBounds>,
+    /// Objects a comprehension made for every element of a range that may be empty, with the
+    /// condition under which it is not (see `Interp::guard_iteration`).
+    pub maybe_absent: FxHashMap<HeapId, Cond>,
+    /// Objects a comprehension made for every element of a sequence, with the loop elements
+    /// they stand for (see `Interp::kinds_in`).
+    pub made_for: FxHashMap<HeapId, Rc<FxHashSet<SymId>>>,
+    /// Where the raises of the loop body being evaluated can happen, with the depth of the
+    /// call running it: an iteration over an object standing for the elements of a sequence
+    /// that may be empty raises only where it has elements (see `Interp::guard_iteration`).
+    pub raise_guard: (usize, Cond),
     /// How many loops are being evaluated as one abstract iteration (an `append` there adds
     /// one item standing for many).
     pub abstract_depth: u32,
@@ -497,6 +511,10 @@ impl<'r, 'a> Interp<'r, 'a> {
             handling: Vec::new(),
             comparing_records: 0,
             range_stays_abstract: false,
+            range_bounds: FxHashMap::default(),
+            maybe_absent: FxHashMap::default(),
+            made_for: FxHashMap::default(),
+            raise_guard: (0, Cond::TRUE),
             abstract_depth: 0,
             records: FxHashMap::default(),
             versions: Vec::new(),

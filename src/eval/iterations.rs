@@ -26,7 +26,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::cond::Cond;
 use super::interp::{Frame, Interp};
 use super::ops::union;
-use super::value::{G, Loc, SymId, SymKey, Value};
+use super::value::{ArithTerm, G, Loc, SymId, SymKey, Value};
 
 impl Interp<'_, '_> {
     /// Records that the unknown value `element` stands for every element of a loop's sequence
@@ -38,16 +38,27 @@ impl Interp<'_, '_> {
         }
     }
 
-    /// The loop element the unknown value `s` is, or was read from (`layer.is_moe`).
-    pub fn loop_element_of(&self, mut s: SymId) -> Option<SymId> {
+    /// The loop element the unknown value `s` is, or was read or computed from (`layer.is_moe`,
+    /// `layer_idx % config.moe_layer_freq`).
+    pub fn loop_element_of(&self, s: SymId) -> Option<SymId> {
+        self.loop_element_within(s, 64)
+    }
+
+    fn loop_element_within(&self, mut s: SymId, budget: usize) -> Option<SymId> {
         // Bounded: symbols are made from earlier ones, so the chain ends; the bound only
         // guards against a mistake turning into a hang.
-        for _ in 0..64 {
+        for _ in 0..budget {
             if self.loop_elements.contains(&s) {
                 return Some(s);
             }
             match &self.syms[s as usize].key {
                 SymKey::Path(parent, _) => s = *parent,
+                SymKey::Arith(_, a, b) => {
+                    return [a, b].into_iter().find_map(|term| match term {
+                        ArithTerm::Sym(x) => self.loop_element_within(*x, budget / 2),
+                        ArithTerm::Int(_) => None,
+                    });
+                }
                 _ => return None,
             }
         }
@@ -110,20 +121,61 @@ impl Interp<'_, '_> {
         }
     }
 
-    /// The locals as a loop over `elements` begins, kept to tell what its iterations rebind;
-    /// `None` when it has no element standing for many (nothing to quantify, nothing kept).
-    pub fn locals_before_iterations(&self, frame: &Frame, elements: &FxHashSet<SymId>) -> Option<FxHashMap<Name, G>> {
-        (!elements.is_empty() && frame.kernel.is_none()).then(|| frame.locals.clone())
+    /// The loop elements the objects among the values of `g` were made for (a model's layers,
+    /// built one per index by a comprehension): what tells them apart (a layer's kind, tested
+    /// on its index) differs between the iterations of a loop over them.
+    pub fn kinds_in(&self, g: &G, out: &mut FxHashSet<SymId>) {
+        for (_, v) in g.iter() {
+            match v {
+                Value::Obj(id) => {
+                    if let Some(elements) = self.made_for.get(id) {
+                        out.extend(elements.iter().copied());
+                    }
+                }
+                Value::Tuple(items) => {
+                    for item in items.iter() {
+                        self.kinds_in(item, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The locals as a loop over `elements` (or objects made for `kinds`) begins, kept to tell
+    /// what its iterations rebind; `None` when it has no element standing for many (nothing
+    /// to quantify, nothing kept).
+    pub fn locals_before_iterations(
+        &self,
+        frame: &Frame,
+        elements: &FxHashSet<SymId>,
+        kinds: &FxHashSet<SymId>,
+    ) -> Option<FxHashMap<Name, G>> {
+        (!(elements.is_empty() && kinds.is_empty()) && frame.kernel.is_none()).then(|| frame.locals.clone())
     }
 
     /// What the loop over `elements` leaves behind, over all its iterations (see the module
     /// documentation): its per-iteration atoms quantified away from the locals, the returns
     /// and where the function goes on. `before`: the locals when the loop began.
-    pub fn end_iterations(&mut self, frame: &mut Frame, before: &FxHashMap<Name, G>, elements: &FxHashSet<SymId>) {
-        let vars = self.iteration_vars(elements);
+    ///
+    /// The atoms that tell apart the objects it visits (`kinds`: a layer's kind) are
+    /// quantified away from what is not data: the MoE layer a loop keeps is found wherever
+    /// some layer is one. Data keeps them: what flowed through the layers is told apart by
+    /// the kind of layer it went through, one row each, as the model's answer reads.
+    pub fn end_iterations(
+        &mut self,
+        frame: &mut Frame,
+        before: &FxHashMap<Name, G>,
+        elements: &FxHashSet<SymId>,
+        kinds: &FxHashSet<SymId>,
+    ) {
+        let own = self.iteration_vars(elements);
+        let mut vars = own.clone();
+        vars.extend(self.iteration_vars(kinds));
         if vars.is_empty() {
             return;
         }
+        let holds_data = |g: &G| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor));
         let mentions =
             |conds: &super::cond::Conds, c: &Cond| conds.support(c).iter().any(|a| vars.contains(&(*a as u32)));
         let mut names: Vec<Name> = frame
@@ -135,21 +187,23 @@ impl Interp<'_, '_> {
         names.sort();
         for name in names {
             let old = before.get(&name);
+            let quantified = if holds_data(&frame.locals[&name]) { &own } else { &vars };
             let mut alternatives = Vec::new();
             for (c, v) in frame.locals[&name].iter() {
                 // A value from before the loop is left where every iteration leaves it. Data is
                 // told apart by identity: an iteration that stores unscaled data into a fresh
                 // buffer (`torch.empty`) wrote it, though the two read alike.
                 let kept = old.is_some_and(|g| g.iter().any(|(_, o)| same_binding(o, v)));
-                alternatives.push((self.conds.over_atoms(c, &vars, !kept), v.clone()));
+                alternatives.push((self.conds.over_atoms(c, quantified, !kept), v.clone()));
             }
             let out = self.unite_overlapping(alternatives);
             frame.locals.insert(name, out);
         }
         if frame.returns.iter().any(|(c, _)| mentions(&self.conds, c)) {
+            let quantified = if holds_data(&frame.returns) { &own } else { &vars };
             let mut out = G::empty();
             for (c, v) in frame.returns.iter() {
-                out.push(&self.conds, self.conds.over_atoms(c, &vars, true), v.clone());
+                out.push(&self.conds, self.conds.over_atoms(c, quantified, true), v.clone());
             }
             frame.returns = out;
         }
@@ -164,6 +218,46 @@ impl Interp<'_, '_> {
 }
 
 impl Interp<'_, '_> {
+    /// Before an iteration over `element`: where it has an element to run for. An object a
+    /// comprehension made for a range that may be empty (`maybe_absent`) stands for elements
+    /// that are there only where the range is not empty. The body is still evaluated as one
+    /// iteration (what it binds is there, as for any loop of unknown length); a raise in it
+    /// needs an element, and is narrowed to where there is one: a check that every layer is a
+    /// decoder layer fails on the ranks that hold pipeline padding, not everywhere. Only the
+    /// body's own statements are narrowed: a callee that raises stops there as before (going
+    /// on past its raise, it would return what it never returns). Returns the guard to
+    /// restore after the body.
+    pub fn guard_iteration(&mut self, element: &G) -> (usize, Cond) {
+        let outer = self.raise_guard;
+        let mut narrowed = false;
+        let mut present = self.conds.falsity();
+        for (c, v) in element.iter() {
+            let there = match v {
+                Value::Obj(id) => self.maybe_absent.get(id).map(|nonempty| c.and(nonempty)),
+                _ => None,
+            };
+            narrowed |= there.is_some();
+            present = present.or(&there.unwrap_or(*c));
+        }
+        if narrowed {
+            let depth = self.stack.len();
+            let enclosing = if outer.0 == depth { outer.1 } else { self.conds.truth() };
+            self.raise_guard = (depth, enclosing.and(&present));
+        }
+        outer
+    }
+
+    /// `pc` narrowed to where a raise under it can happen (see [`Interp::guard_iteration`]).
+    /// Narrowed, it holds only in this iteration: not part of a summary to replay elsewhere.
+    pub fn guarded_raise(&mut self, pc: &Cond) -> Cond {
+        let (depth, guard) = self.raise_guard;
+        if guard.is_true() || depth != self.stack.len() {
+            return *pc;
+        }
+        self.not_replayable();
+        pc.and(&guard)
+    }
+
     /// The per-iteration atoms of the loops over `elements`, as variables.
     pub fn iteration_vars(&self, elements: &FxHashSet<SymId>) -> FxHashSet<u32> {
         self.iteration_atoms

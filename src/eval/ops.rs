@@ -1024,6 +1024,33 @@ impl Interp<'_, '_> {
                     return self.shallow_copy(&original, &changes, pc, loc);
                 }
             }
+            // `itertools.islice(xs, start, stop)`: some of the items of `xs`, in order, as
+            // `xs[start:stop]` (a model's loop over the layers of its pipeline stage).
+            "islice"
+                if path == "itertools.islice" && receiver.is_none() && (2..=3).contains(&args.positional.len()) =>
+            {
+                let sequence = |g: &G| {
+                    !g.is_empty()
+                        && g.iter().all(|(_, v)| match v {
+                            Value::Tuple(_) => true,
+                            Value::Obj(id) => matches!(self.heap[*id as usize].kind, ObjKind::List(_)),
+                            _ => false,
+                        })
+                };
+                if let Some(items) = first.filter(sequence) {
+                    let bound = |arg: &super::calls::Arg| match arg.value.single() {
+                        Some(Value::Const(Constant::Int(i))) => Some(Some(*i)),
+                        Some(Value::Const(Constant::None)) => Some(None),
+                        _ => None,
+                    };
+                    let bounds = match &args.positional[1..] {
+                        [stop] => bound(stop).map(|stop| (None, stop)),
+                        [start, stop] => bound(start).zip(bound(stop)),
+                        _ => None,
+                    };
+                    return self.sliced(&items, bounds.unwrap_or((None, None)), pc, loc);
+                }
+            }
             "ModuleList" | "Sequential" | "ModuleDict" | "ParameterList" | "ParameterDict" => {
                 return first.unwrap_or_else(|| {
                     let id = self.alloc(ObjKind::List(Vec::new()), loc);

@@ -86,6 +86,7 @@ impl Interp<'_, '_> {
             Stmt::Raise(raise) => {
                 // The program stops here: a constraint on configurations, applied to the rows at
                 // the end (narrowing every later condition with it is what makes them large).
+                let pc = &self.guarded_raise(pc);
                 match (&raise.exc, self.handling.last().cloned()) {
                     // `except Exception: note(error); raise` raises what was caught, where it
                     // was raised: that is the place the report names.
@@ -117,7 +118,7 @@ impl Interp<'_, '_> {
             Stmt::Assert(assert) => {
                 let test = self.eval(frame, &assert.test, pc);
                 let holds = self.truthy(&test, self.loc(frame.file, assert.test.as_ref()));
-                let fails = pc.and(&holds.not());
+                let fails = self.guarded_raise(&pc.and(&holds.not()));
                 self.raise_of(Some("AssertionError"), &fails, loc);
                 frame.raised = frame.raised.or(&fails);
                 self.narrow_asserted_locals(frame, &assert.test, &holds, pc);
@@ -180,8 +181,10 @@ impl Interp<'_, '_> {
                 if let Some(sequences) = self.small_sequences(&iterable) {
                     // `enumerate(xs)` is one item standing for every element of `xs`.
                     let mut elements = rustc_hash::FxHashSet::default();
+                    let mut kinds = rustc_hash::FxHashSet::default();
                     for item in sequences.iter().flat_map(|(_, items)| items) {
                         self.loop_elements_in(item, &mut elements);
+                        self.kinds_in(item, &mut kinds);
                     }
                     // `zip(xs, ys)` of data: tests of data in the body differ between iterations.
                     let abstract_item = match iterable.single() {
@@ -193,14 +196,14 @@ impl Interp<'_, '_> {
                     let abstract_loop = u32::from(abstract_item.is_some());
                     let over_data = abstract_item.and_then(|item| self.data_loop(&item, iter_loc));
                     elements.extend(over_data);
-                    let before = self.locals_before_iterations(frame, &elements);
+                    let before = self.locals_before_iterations(frame, &elements, &kinds);
                     self.data_loops.extend(over_data);
                     // One sequence per alternative, each run under its condition (writes are
                     // gated, as in the arms of an `if`).
                     // A loop over an abstract list is one abstract iteration too.
                     self.abstract_depth += abstract_loop;
                     for (c, items) in sequences {
-                        self.unrolled_loop(frame, node, items, &pc.and(&c), &before, &elements);
+                        self.unrolled_loop(frame, node, items, &pc.and(&c), &before, (&elements, &kinds));
                     }
                     self.abstract_depth -= abstract_loop;
                     if over_data.is_some() {
@@ -211,19 +214,24 @@ impl Interp<'_, '_> {
                 let element = self.iter_element(&iterable, pc, iter_loc, &node.target);
                 let mut elements = rustc_hash::FxHashSet::default();
                 self.loop_elements_in(&element, &mut elements);
+                elements.extend(self.element_choice(iter_loc));
+                let mut kinds = rustc_hash::FxHashSet::default();
+                self.kinds_in(&element, &mut kinds);
                 // A loop over data (the experts a batch hit): tests of data in its body differ
                 // between iterations, under one element standing for the loop.
                 let over_data = self.data_loop(&element, iter_loc);
                 elements.extend(over_data);
-                let before = self.locals_before_iterations(frame, &elements);
+                let before = self.locals_before_iterations(frame, &elements, &kinds);
+                let outer_guard = self.guard_iteration(&element);
                 self.assign_target(frame, &node.target, element, pc);
                 self.data_loops.extend(over_data);
                 self.loop_body(frame, &node.body, pc);
+                self.raise_guard = outer_guard;
                 if over_data.is_some() {
                     self.data_loops.pop();
                 }
                 if let Some(before) = &before {
-                    self.end_iterations(frame, before, &elements);
+                    self.end_iterations(frame, before, &elements, &kinds);
                 }
                 self.exec_block(frame, &node.orelse, pc);
             }
@@ -386,7 +394,7 @@ impl Interp<'_, '_> {
         items: Vec<G>,
         pc: &Cond,
         before: &Option<rustc_hash::FxHashMap<ruff_python_ast::name::Name, G>>,
-        elements: &rustc_hash::FxHashSet<crate::eval::value::SymId>,
+        (elements, kinds): (&rustc_hash::FxHashSet<SymId>, &rustc_hash::FxHashSet<SymId>),
     ) {
         let mut going = *pc;
         for item in items {
@@ -400,6 +408,7 @@ impl Interp<'_, '_> {
                 continue;
             }
             let element = item.restrict(&self.conds, &here);
+            let outer_guard = self.guard_iteration(&element);
             self.assign_target(frame, &node.target, element, &here);
             let outer = (frame.loop_alive, frame.loop_broken);
             frame.loop_alive = self.conds.truth();
@@ -407,9 +416,10 @@ impl Interp<'_, '_> {
             self.exec_block(frame, &node.body, &here);
             going = going.and(&frame.loop_broken.not());
             (frame.loop_alive, frame.loop_broken) = outer;
+            self.raise_guard = outer_guard;
         }
         if let Some(before) = before {
-            self.end_iterations(frame, before, elements);
+            self.end_iterations(frame, before, elements, kinds);
         }
         self.exec_block(frame, &node.orelse, &going);
     }

@@ -3275,3 +3275,54 @@ fn a_list_of_items_under_conditions_is_unrolled_as_the_sequences_it_stands_for()
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out).len(), 1, "{}", out.stdout);
 }
+
+#[test]
+fn a_range_of_unknown_length_may_be_empty() {
+    // A layer list padded for pipeline stages: the placeholders before and after this rank's
+    // layers are there only on some ranks, so the check that every layer is a decoder layer
+    // raises there and not everywhere. No row splits on the ranges.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.pipeline_padding.PaddedModel"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let raises = out.json()["raises"].clone();
+    assert_eq!(raises.as_array().map(Vec::len), Some(1), "{}", out.stdout);
+    let share = raises[0]["share"].as_f64().unwrap();
+    assert!(share > 0.0 && share < 1.0, "{}", out.stdout);
+    assert_eq!(rows(&out).len(), 1, "{}", out.stdout);
+    // Skipping the placeholders, nothing raises.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.pipeline_padding.SkippingModel"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+}
+
+#[test]
+fn islice_of_a_list_is_some_of_its_items() {
+    // `for layer in islice(self.layers, start, end)` runs the rank's layers, as a slice does.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.pipeline_padding.IslicedModel"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out).len(), 1, "{}", out.stdout);
+}
+
+#[test]
+fn a_loop_over_layers_built_per_index_tells_their_kinds_apart() {
+    // The layers are built one per index, each a MoE layer or a dense one by tests of its
+    // index (parsed back from its name, `f"model.layers.{idx}"`; `layer_idx % freq == 0`
+    // computed from it). A loop over them that keeps
+    // the last MoE layer finds one wherever some layer is one: the test is per-iteration there
+    // too. It was a configuration, and "no MoE layer found" raised in half of them.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.pipeline_padding.ExampleMoEModel"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+}
+
+#[test]
+fn which_element_an_iteration_sees_is_no_configuration() {
+    // A loop over modules that are a list or an unknown sequence: which module an iteration
+    // sees, and `isinstance` of an unknown one, differ between iterations. The MoE module kept
+    // is found wherever some module is one; read as configurations, "no MoE module" raised in
+    // a third of them, and the call of what was kept in a quarter.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.pipeline_padding.FoundMoEModel"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let raises = out.json()["raises"].as_array().cloned().unwrap_or_default();
+    assert!(raises.len() <= 1, "{}", out.stdout);
+    assert!(raises.iter().all(|r| r["share"].as_f64().unwrap() < 0.2), "{}", out.stdout);
+}
