@@ -147,6 +147,10 @@ pub struct Row {
     /// (`RMSNorm(v * x) == RMSNorm(x)`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub normalized_at: Vec<Note>,
+    /// An INVERSE row whose output also holds data no application reached: relative to the
+    /// divided part, that data carries the value (see the text report's note).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unscaled_rest: bool,
 }
 
 /// The configurations of one outcome: the rows with that verdict and those exponents, merged.
@@ -790,6 +794,8 @@ fn answer(
         /// What made incomplete parts so (indices into `Interp::blockers`).
         blocked_by: BTreeSet<u32>,
         has_data: bool,
+        /// Some of the data holds no application at all (exponent 0, no site).
+        plain: bool,
         unknown: Vec<String>,
     }
     let mut alternatives: Vec<Alternative> = Vec::new();
@@ -826,6 +832,7 @@ fn answer(
                 parts: BTreeSet::new(),
                 blocked_by: BTreeSet::new(),
                 has_data: true,
+                plain: true,
                 unknown,
             });
             continue;
@@ -838,6 +845,7 @@ fn answer(
                 parts: BTreeSet::new(),
                 blocked_by: BTreeSet::new(),
                 has_data: false,
+                plain: false,
                 unknown,
             });
             continue;
@@ -863,6 +871,7 @@ fn answer(
                     parts,
                     blocked_by,
                     has_data: true,
+                    plain: n.parts.iter().any(|p| !p.touched()),
                     unknown: unknown.clone(),
                 });
             }
@@ -877,6 +886,7 @@ fn answer(
         cond: Cond,
         reason: Option<String>,
         blocked_by: BTreeSet<u32>,
+        unscaled_rest: bool,
     }
     let mut groups: Vec<Group> = Vec::new();
     // Configurations where the count cannot matter (the value is 1, the data is empty) are
@@ -910,6 +920,7 @@ fn answer(
         exponents: BTreeSet<i32>,
         parts: BTreeSet<(i32, Vec<SiteId>, bool)>,
         reason: Option<String>,
+        unscaled_rest: bool,
         /// (index of the alternative, its condition, what blocked it)
         members: Vec<(usize, Cond, BTreeSet<u32>)>,
     }
@@ -939,16 +950,24 @@ fn answer(
             (verdict_of(&o.exponents), None)
         };
         let member = (index, o.cond, o.blocked_by);
-        match gathered
-            .iter_mut()
-            .find(|g| g.verdict == verdict && g.exponents == o.exponents && g.parts == o.parts && g.reason == reason)
-        {
+        // Data only divided by the value beside data it never reached (vLLM's FP16 path, the
+        // shared expert's output divided instead of the routed one multiplied): the row says
+        // what the rest carries relative to it.
+        let unscaled_rest = verdict == Verdict::Inverse && o.plain;
+        match gathered.iter_mut().find(|g| {
+            g.verdict == verdict
+                && g.exponents == o.exponents
+                && g.parts == o.parts
+                && g.reason == reason
+                && g.unscaled_rest == unscaled_rest
+        }) {
             Some(outcome) => outcome.members.push(member),
             None => gathered.push(Gathered {
                 verdict,
                 exponents: o.exponents,
                 parts: o.parts,
                 reason,
+                unscaled_rest,
                 members: vec![member],
             }),
         }
@@ -987,6 +1006,7 @@ fn answer(
                 cond,
                 reason: outcome.reason,
                 blocked_by,
+                unscaled_rest: outcome.unscaled_rest,
             },
         ));
     }
@@ -1012,6 +1032,7 @@ fn answer(
                         .to_string(),
                 ),
                 blocked_by: BTreeSet::new(),
+                unscaled_rest: false,
             });
         }
     }
@@ -1024,7 +1045,7 @@ fn answer(
     let mut row_conds: Vec<Cond> = Vec::new();
     let mut rows: Vec<Row> = groups
         .into_iter()
-        .map(|Group { mut verdict, exponents, parts, cond, mut reason, blocked_by }| {
+        .map(|Group { mut verdict, exponents, parts, cond, mut reason, blocked_by, unscaled_rest }| {
             // Values holding scaled data were cut here: the application a NEVER row misses may
             // be among them. That is no finding (a TWICE row's applications were found; a
             // NEVER row's absence was not).
@@ -1080,6 +1101,7 @@ fn answer(
                 blocked_by,
                 cut_at_bound,
                 normalized_at,
+                unscaled_rest,
             }
         })
         .collect();

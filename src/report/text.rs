@@ -530,6 +530,15 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
                 }
             }
         }
+        if row.unscaled_rest {
+            let divided = row.parts.iter().map(|p| -p.exponent).max().unwrap_or(1);
+            let times = if divided == 1 { "once".to_string() } else { format!("{divided} times") };
+            let _ = writeln!(
+                out,
+                "  the rest of the output holds no application: relative to the part above, it carries {v} {times}. Right where the stream this output is added to is divided by {v} as well (vLLM's FP16 overflow guard keeps its residual stream so); where it is not, the part above is divided and the rest never scaled",
+                v = report.value
+            );
+        }
     }
     if !report.vacuous.is_empty() {
         let _ = writeln!(out, "\nleft out of the table (the count cannot matter there):");

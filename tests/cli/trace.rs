@@ -1046,6 +1046,23 @@ fn an_unknown_value_divided_by_the_factor_is_an_application_site() {
     let site = &inverse["parts"][0]["sites"][0];
     assert_eq!((&site["location"]["line"], &site["exponent"]), (&25.into(), &(-1).into()), "{}", out.stdout);
     assert_eq!(site["kind"], "mul_in_place");
+    // Beside it, the routed output is not scaled: relative to the divided part it carries the
+    // factor once, and the row says so (vLLM's FP16 guard; a missing compensation reads alike).
+    assert_eq!(inverse["unscaled_rest"], true, "{}", out.stdout);
+    assert!(json["rows"][0].get("unscaled_rest").is_none(), "{}", out.stdout);
+    let text = run(
+        &fixture("trace/router"),
+        &["trace", "routed_scaling_factor", "--entry", "gate.shared_divided.SharedDividedMoE"],
+    );
+    assert!(
+        text.stdout.contains("relative to the part above, it carries routed_scaling_factor once"),
+        "{}",
+        text.stdout
+    );
+    // Divided as a whole, there is no rest to be scaled relative to.
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.shared_divided.DividedOnlyMoE"]);
+    assert_eq!(verdict, "INVERSE", "{}", out.stdout);
+    assert!(out.json()["rows"][0].get("unscaled_rest").is_none(), "{}", out.stdout);
     // A scalar made of the factor and an unknown number, then applied: one site, where the
     // data is multiplied.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.shared_divided.ScaledCopyMoE"]);
