@@ -332,6 +332,7 @@ impl Interp<'_, '_> {
                 here = here.and(&t);
             }
         }
+        let first_made = self.heap.len() as HeapId;
         let value = self.eval(frame, elt, &here);
         self.data_loops.truncate(data_loops);
         // The item stands for every element, and is evaluated as there; an object made for a
@@ -340,8 +341,12 @@ impl Interp<'_, '_> {
         // An object made for every element keeps what tells the elements apart (a layer's kind,
         // tested on its index): a later loop over the objects tells them apart by the same
         // tests, which are per-iteration there too (see `Interp::kinds_in`).
+        // (Only objects the item made: an object from before, `[shared for _ in range(n)]`,
+        // is there whatever the range.)
         for (_, v) in value.iter() {
-            if let Value::Obj(id) = v {
+            if let Value::Obj(id) = v
+                && *id >= first_made
+            {
                 if !nonempty_ranges.is_true() {
                     self.maybe_absent.insert(*id, nonempty_ranges);
                 }
