@@ -126,6 +126,7 @@ impl Interp<'_, '_> {
             Stmt::If(node) => {
                 let mut rest = pc.clone();
                 let t = self.branch_condition(frame, &node.test, pc);
+                self.narrow_by_isinstance(frame, &node.test, &t, pc);
                 let (yes, no) = (rest.and(&t), rest.and(&t.not()));
                 self.note_split(&t, &yes, &no);
                 if self.conds.feasible(&yes) {
@@ -557,6 +558,36 @@ impl Interp<'_, '_> {
     /// assertion fails in every configuration of the call: nothing after it is kept then, and
     /// where that raise is not recorded (SGLang's Triton-kernels runner asserting a gated MoE,
     /// met for Nemotron-H) whole configurations were lost.
+    /// `if isinstance(x, C):` of a local holding an unknown value: where the test holds, the
+    /// value is an object of `C` (never `None`, its methods `C`'s), the same one wherever that
+    /// value is seen so; elsewhere it stays unknown.
+    fn narrow_by_isinstance(&mut self, frame: &mut Frame, test: &Expr, holds: &Cond, pc: &Cond) {
+        let Expr::Call(call) = test else { return };
+        let ([Expr::Name(name), class_expr], true) =
+            (call.arguments.args.as_ref(), call.arguments.keywords.is_empty() && is_name(&call.func, "isinstance"))
+        else {
+            return;
+        };
+        let Some(value) = frame.locals.get(&name.id) else { return };
+        if !value.iter().any(|(_, v)| matches!(v, Value::Sym(_))) {
+            return;
+        }
+        let value = value.clone();
+        let Some(Value::Class(class)) = self.eval(frame, class_expr, pc).single().cloned() else { return };
+        let mut narrowed = G::empty();
+        for (c, v) in value.iter() {
+            match v {
+                Value::Sym(s) => {
+                    let object = self.abstract_object(class, *s);
+                    narrowed.push(&self.conds, c.and(holds), object);
+                    narrowed.push(&self.conds, c.and(&holds.not()), v.clone());
+                }
+                _ => narrowed.push(&self.conds, *c, v.clone()),
+            }
+        }
+        frame.locals.insert(name.id.clone(), narrowed);
+    }
+
     fn narrow_asserted_locals(&mut self, frame: &mut Frame, test: &Expr, holds: &Cond, pc: &Cond) {
         if holds.is_false() || self.raises_muted > 0 {
             return;

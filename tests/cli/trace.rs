@@ -3339,7 +3339,7 @@ fn which_element_an_iteration_sees_is_no_configuration() {
     // a third of them, and the call of what was kept in a quarter.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.pipeline_padding.FoundMoEModel"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
-    let raises = out.json()["raises"].as_array().cloned().unwrap_or_default();
-    assert!(raises.len() <= 1, "{}", out.stdout);
-    assert!(raises.iter().all(|r| r["share"].as_f64().unwrap() < 0.2), "{}", out.stdout);
+    // (An unknown module that is a `ScaledMoE` is not `None`: `if isinstance(module, C)`
+    // makes it an object of `C` where it holds.)
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
 }
