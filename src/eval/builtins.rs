@@ -494,16 +494,20 @@ impl Interp<'_, '_> {
         }
     }
 
-    /// The condition under which the sequence `iterable` has items, when it is a `range` of
-    /// unknown length (`range(start_layer)` is empty on a model not split into pipeline
-    /// stages); `None` for any other sequence.
-    pub(super) fn nonempty_range(&mut self, iterable: &G) -> Option<Cond> {
+    /// The bounds of the sequence `iterable` when it is a `range` of unknown length
+    /// (`range(start_layer)`, empty on a model not split into pipeline stages).
+    pub(super) fn unknown_range(&self, iterable: &G) -> Option<RangeBounds> {
         let Some(Value::Sym(s)) = iterable.single() else { return None };
-        let bounds = self.range_bounds.get(s)?.clone();
+        self.range_bounds.get(s).cloned()
+    }
+
+    /// The condition under which the range `bounds` has items.
+    pub(super) fn nonempty(&mut self, bounds: &RangeBounds) -> Cond {
+        let bounds = bounds.clone();
         let (start, start_text) =
             bounds.start.unwrap_or_else(|| (G::under(self.conds.truth(), Value::Const(Constant::Int(0))), "0".into()));
         let (stop, stop_text) = bounds.stop;
-        Some(self.compare(&stop, ruff_python_ast::CmpOp::Gt, &start, &stop_text, &start_text, bounds.loc))
+        self.compare(&stop, ruff_python_ast::CmpOp::Gt, &start, &stop_text, &start_text, bounds.loc)
     }
 
     fn small_ranges(&mut self, args: &Args, pc: &Cond) -> Option<G> {

@@ -307,7 +307,7 @@ impl Interp<'_, '_> {
         let mut here = *pc;
         let mut elements = rustc_hash::FxHashSet::default();
         let data_loops = self.data_loops.len();
-        let mut nonempty_ranges = self.conds.truth();
+        let mut ranges = Vec::new();
         for generator in generators {
             // (The one generator's iterable was evaluated above.)
             let iterable = match first_iterable.take() {
@@ -315,9 +315,7 @@ impl Interp<'_, '_> {
                 None => self.eval(frame, &generator.iter, &here),
             };
             let iter_loc = self.loc(frame.file, &generator.iter);
-            if let Some(nonempty) = self.nonempty_range(&iterable) {
-                nonempty_ranges = nonempty_ranges.and(&nonempty);
-            }
+            ranges.extend(self.unknown_range(&iterable));
             let element = self.iter_element(&iterable, &here, iter_loc, &generator.target);
             self.loop_elements_in(&element, &mut elements);
             elements.extend(self.element_choice(iter_loc));
@@ -347,8 +345,8 @@ impl Interp<'_, '_> {
             if let Value::Obj(id) = v
                 && *id >= first_made
             {
-                if !nonempty_ranges.is_true() {
-                    self.maybe_absent.insert(*id, nonempty_ranges);
+                if !ranges.is_empty() {
+                    self.maybe_absent.insert(*id, Rc::from(ranges.as_slice()));
                 }
                 if !elements.is_empty() {
                     self.made_for.insert(*id, Rc::new(elements.clone()));

@@ -304,11 +304,12 @@ pub struct Interp<'r, 'a> {
     /// Set while the iterable of a `for` over `range(...)` is evaluated (see `stmts.rs`).
     pub range_stays_abstract: bool,
     /// The bounds of each `range(...)` of unknown length, by the symbol it evaluated to (see
-    /// `Interp::nonempty_range`).
+    /// `Interp::unknown_range`).
     pub range_bounds: FxHashMap<SymId, RangeBounds>,
     /// Objects a comprehension made for every element of a range that may be empty, with the
-    /// condition under which it is not (see `Interp::guard_iteration`).
-    pub maybe_absent: FxHashMap<HeapId, Cond>,
+    /// ranges (see `Interp::guard_iteration`). Their conditions are made only when a loop
+    /// visits the object: most such ranges (a layer's experts) are never iterated.
+    pub maybe_absent: FxHashMap<HeapId, Rc<[RangeBounds]>>,
     /// Objects a comprehension made for every element of a sequence, with the loop elements
     /// they stand for (see `Interp::kinds_in`).
     pub made_for: FxHashMap<HeapId, Rc<FxHashSet<SymId>>>,

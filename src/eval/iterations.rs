@@ -229,21 +229,27 @@ impl Interp<'_, '_> {
     /// restore after the body.
     pub fn guard_iteration(&mut self, element: &G) -> (usize, Cond) {
         let outer = self.raise_guard;
-        let mut narrowed = false;
+        let ranges_of = |v: &Value| match v {
+            Value::Obj(id) => self.maybe_absent.get(id).cloned(),
+            _ => None,
+        };
+        // (Every loop comes here: nothing to build for the ones over anything else.)
+        if !element.iter().any(|(_, v)| ranges_of(v).is_some()) {
+            return outer;
+        }
+        let alternatives: Vec<(Cond, Option<Rc<[super::builtins::RangeBounds]>>)> =
+            element.iter().map(|(c, v)| (*c, ranges_of(v))).collect();
         let mut present = self.conds.falsity();
-        for (c, v) in element.iter() {
-            let there = match v {
-                Value::Obj(id) => self.maybe_absent.get(id).map(|nonempty| c.and(nonempty)),
-                _ => None,
-            };
-            narrowed |= there.is_some();
-            present = present.or(&there.unwrap_or(*c));
+        for (c, ranges) in alternatives {
+            let mut there = c;
+            for bounds in ranges.iter().flat_map(|r| r.iter()) {
+                there = there.and(&self.nonempty(bounds));
+            }
+            present = present.or(&there);
         }
-        if narrowed {
-            let depth = self.stack.len();
-            let enclosing = if outer.0 == depth { outer.1 } else { self.conds.truth() };
-            self.raise_guard = (depth, enclosing.and(&present));
-        }
+        let depth = self.stack.len();
+        let enclosing = if outer.0 == depth { outer.1 } else { self.conds.truth() };
+        self.raise_guard = (depth, enclosing.and(&present));
         outer
     }
 
