@@ -39,14 +39,36 @@ pub struct Session {
     pub reads: FxHashMap<HeapId, u32>,
     /// Older objects written: the call has an effect a summary cannot replay.
     pub writes: Vec<HeapId>,
-    /// Application sites met, under conditions relative to the call.
-    pub sites: Vec<(SiteId, Cond)>,
-    /// Raises, under conditions relative to the call, with where they are.
-    pub raises: Vec<(Cond, Loc)>,
+    /// Application sites met and raises, in the order met (see [`Effect`]).
+    pub effects: Vec<Effect>,
     /// False when the result depends on more than the inputs (a bound, a recursion cut).
     pub replayable: bool,
     /// Older objects whose contents read differently under another base (see the module doc).
     pub base_reads: FxHashSet<HeapId>,
+}
+
+/// An application site or a raise a call met, under a condition relative to the call; or
+/// those of a call it made, relative to that call, with the condition it was made under.
+///
+/// A callee's effects are handed to its caller as they are, not conjoined with the condition
+/// of the call: only a call kept as a summary needs them relative to itself (most calls write
+/// into older objects and are never kept), and conjoining every raise at every level of the
+/// stack was a tenth of a large trace.
+pub enum Effect {
+    Site(SiteId, Cond),
+    Raise(Cond, Loc),
+    Call(Cond, Rc<[Effect]>),
+}
+
+/// The sites and raises of `effects`, relative to the call that met them, in the order met.
+fn flatten(effects: &[Effect], within: &Cond, sites: &mut Vec<(SiteId, Cond)>, raises: &mut Vec<(Cond, Loc)>) {
+    for effect in effects {
+        match effect {
+            Effect::Site(site, c) => sites.push((*site, c.and(within))),
+            Effect::Raise(c, loc) => raises.push((c.and(within), *loc)),
+            Effect::Call(pc, nested) => flatten(nested, &pc.and(within), sites, raises),
+        }
+    }
 }
 
 /// A finished call that can be replayed.
@@ -125,13 +147,13 @@ impl Interp<'_, '_> {
 
     pub fn note_site(&self, site: SiteId, cond: Cond) {
         if let Some(top) = self.sessions.borrow_mut().last_mut() {
-            top.sites.push((site, cond));
+            top.effects.push(Effect::Site(site, cond));
         }
     }
 
     pub fn note_raise(&self, cond: Cond, loc: Loc) {
         if let Some(top) = self.sessions.borrow_mut().last_mut() {
-            top.raises.push((cond, loc));
+            top.effects.push(Effect::Raise(cond, loc));
         }
     }
 
@@ -154,18 +176,25 @@ impl Interp<'_, '_> {
         written: &[(ArgSlot, G)],
         selections: &[Selection],
     ) -> (Vec<(SiteId, Cond)>, Vec<(Cond, Loc)>) {
-        let session = self.sessions.borrow_mut().pop().expect("a session per call");
+        let mut session = self.sessions.borrow_mut().pop().expect("a session per call");
         let apart = !selections.is_empty();
-        let (sites, raises): (&[_], &[_]) = if apart { (&[], &[]) } else { (&session.sites, &session.raises) };
-        self.merge_into_caller(&session.reads, &session.writes, sites, raises, pc);
+        let kept = session.writes.is_empty() && session.replayable;
+        let effects: Rc<[Effect]> = std::mem::take(&mut session.effects).into();
+        // Relative to the call: for its summary, or for a caller that applies them itself.
+        let (mut sites, mut raises) = (Vec::new(), Vec::new());
+        if apart || kept {
+            flatten(&effects, &Cond::TRUE, &mut sites, &mut raises);
+        }
+        let handed = if apart || effects.is_empty() { None } else { Some(Effect::Call(*pc, effects)) };
+        self.merge_into_caller(&session.reads, &session.writes, handed);
         self.merge_base_reads(&session.base_reads);
-        let effects = if apart { (session.sites.clone(), session.raises.clone()) } else { Default::default() };
         if !session.replayable {
             self.not_replayable();
         }
-        if !session.writes.is_empty() || !session.replayable {
-            return effects;
+        if !kept {
+            return if apart { (sites, raises) } else { Default::default() };
         }
+        let effects = if apart { (sites.clone(), raises.clone()) } else { Default::default() };
         let made = self.made_objects(returns, session.mark);
         // As seen from the call (see the module doc).
         let base = self.base;
@@ -195,8 +224,8 @@ impl Interp<'_, '_> {
                 returns: returns.clone(),
                 alive,
                 written: written.to_vec(),
-                sites: session.sites,
-                raises: session.raises,
+                sites,
+                raises,
                 made,
                 base,
             }),
@@ -212,14 +241,7 @@ impl Interp<'_, '_> {
         caller.base_reads.extend(base_reads.iter().filter(|&&id| self.outside(id, mark)));
     }
 
-    fn merge_into_caller(
-        &self,
-        reads: &FxHashMap<HeapId, u32>,
-        writes: &[HeapId],
-        sites: &[(SiteId, Cond)],
-        raises: &[(Cond, Loc)],
-        pc: &Cond,
-    ) {
+    fn merge_into_caller(&self, reads: &FxHashMap<HeapId, u32>, writes: &[HeapId], effects: Option<Effect>) {
         let mut sessions = self.sessions.borrow_mut();
         let Some(caller) = sessions.last_mut() else { return };
         let mark = caller.mark;
@@ -229,8 +251,7 @@ impl Interp<'_, '_> {
             }
         }
         caller.writes.extend(writes.iter().filter(|&&id| self.outside(id, mark)));
-        caller.sites.extend(sites.iter().map(|(s, c)| (*s, c.and(pc))));
-        caller.raises.extend(raises.iter().map(|(c, loc)| (c.and(pc), *loc)));
+        caller.effects.extend(effects);
     }
 
     /// The result of an earlier identical call, replayed under `pc`: `(returns, alive)` as the
@@ -275,7 +296,7 @@ impl Interp<'_, '_> {
         }
         self.apply_effects(&summary.sites, &summary.raises, pc, selections);
         let reads: FxHashMap<HeapId, u32> = summary.reads.iter().copied().collect();
-        self.merge_into_caller(&reads, &[], &[], &[], pc);
+        self.merge_into_caller(&reads, &[], None);
         let written = summary.written.iter().map(|(slot, g)| (slot.clone(), renumber_g(g, &renumber))).collect();
         Some((renumber_g(&summary.returns, &renumber), summary.alive, written))
     }
