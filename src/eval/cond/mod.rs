@@ -261,6 +261,9 @@ pub struct Conds {
     /// Bumped when the constraints change; feasibility answers of older generations are stale.
     generation: std::cell::Cell<u32>,
     feasible_cache: RefCell<FxHashMap<u32, (u32, bool)>>,
+    /// Whether the assumptions break a group of constraints, as of a generation (see
+    /// [`Conds::walked_path_runs`]).
+    assumptions_break_a_group: std::cell::Cell<Option<(u32, bool)>>,
 }
 
 impl Default for Conds {
@@ -283,6 +286,7 @@ impl Default for Conds {
             per_program: rustc_hash::FxHashSet::default(),
             generation: std::cell::Cell::new(0),
             feasible_cache: RefCell::default(),
+            assumptions_break_a_group: std::cell::Cell::new(None),
         }
     }
 }
@@ -500,7 +504,73 @@ impl Conds {
     /// in the order conjoin into large diagrams), though the answer is usually found on the
     /// first path. `None` when the search took too long.
     fn search_feasible(&self, cond: &Cond) -> Option<bool> {
+        if self.walked_path_runs(cond) {
+            return Some(true);
+        }
         self.search_path(cond, false).map(|path| path.is_some())
+    }
+
+    /// Whether the first path of `cond` met walking down (towards `true` first, then towards
+    /// the atom not holding, the assumptions followed) is one some configuration follows: it
+    /// keeps every group of constraints about its atoms satisfiable. Since groups share no
+    /// atom, such a path extends to a configuration of them all, provided the assumptions
+    /// alone break no group (checked too). Most conditions are feasible on that first path:
+    /// walking it costs its length, where the search that can also prove a condition
+    /// infeasible first gathers every atom of the condition and keeps a memo per node.
+    /// False means only "not shown this way".
+    fn walked_path_runs(&self, cond: &Cond) -> bool {
+        if self.fixed.is_false() || self.assumptions_break_a_group() {
+            return false;
+        }
+        with(|t| {
+            let mut assignment = t.cube(self.fixed.0);
+            let mut f = cond.0;
+            let mut on_path: Vec<u32> = Vec::new();
+            while f > TRUE {
+                let var = t.var(f);
+                let (lo, hi) = t.cofactors(f, var);
+                let holds = match assignment.get(&var) {
+                    Some(&holds) => holds,
+                    None if hi == TRUE => true,
+                    None => lo == FALSE,
+                };
+                f = if holds { hi } else { lo };
+                assignment.insert(var, holds);
+                on_path.push(var);
+            }
+            if f == FALSE {
+                return false;
+            }
+            let mut checked: FxHashSet<SymId> = FxHashSet::default();
+            on_path.iter().all(|&var| {
+                let Some(sym) = self.atoms[var as usize].key.about() else { return true };
+                let Some(group) = self.groups.get(&sym).filter(|_| checked.insert(sym)) else { return true };
+                t.satisfiable_under(group.0, &assignment)
+            })
+        })
+    }
+
+    /// Whether some group of constraints has no configuration the assumptions allow (then no
+    /// condition over its atoms is feasible). Only a group about an assumed atom can be: each
+    /// group is satisfiable on its own.
+    fn assumptions_break_a_group(&self) -> bool {
+        let generation = self.generation.get();
+        if let Some((seen, broken)) = self.assumptions_break_a_group.get() {
+            if seen == generation {
+                return broken;
+            }
+        }
+        let broken = with(|t| {
+            let fixed = t.cube(self.fixed.0);
+            let mut checked: FxHashSet<SymId> = FxHashSet::default();
+            fixed.keys().any(|&var| {
+                let Some(sym) = self.atoms[var as usize].key.about() else { return false };
+                let Some(group) = self.groups.get(&sym).filter(|_| checked.insert(sym)) else { return false };
+                !t.satisfiable_under(group.0, &fixed)
+            })
+        });
+        self.assumptions_break_a_group.set(Some((generation, broken)));
+        broken
     }
 
     /// The search of [`Conds::search_feasible`], with the path it found: the tests along one
@@ -1139,6 +1209,56 @@ mod tests {
         let fourth = choice(&mut conds, 4);
         assert!(!conds.feasible(&third.and(&fourth)));
         assert!(!conds.feasible(&atoms.iter().fold(conds.truth(), |acc, a| acc.and(&a.not()))));
+    }
+
+    /// Feasibility answered on the first path walked down agrees with the exact answer (the
+    /// condition conjoined with its constraints), for conditions over values with a choice of
+    /// members, tests of their own and assumptions, contradictory ones included.
+    #[test]
+    fn feasibility_on_a_walked_path_is_the_exact_answer() {
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for round in 0..40 {
+            let mut conds = Conds::default();
+            // Free tests, then three values of four members each (exactly one holds): a path
+            // may reach `true` on tests alone, before the members it depends on.
+            let mut atoms: Vec<Cond> = Vec::new();
+            for i in 0..4 {
+                atoms.push(conds.atom(AtomKey::Test(format!("t{i}")), || format!("t{i}")));
+            }
+            for sym in 0..3 {
+                let members: Vec<Cond> = (0..4)
+                    .map(|i| conds.atom(AtomKey::Equals(sym, Constant::Int(i)), || format!("v{sym} == {i}")))
+                    .collect();
+                conds.exactly_one(sym, &members);
+                atoms.extend(members);
+            }
+            // Assumptions: some rounds fix two members of the last value (no configuration
+            // left for it), the others one atom.
+            let fixes =
+                if round % 4 == 0 { vec![(12, true), (13, true)] } else { vec![(next(16) as usize, next(2) == 0)] };
+            for (atom, holds) in fixes {
+                conds.fix(atom, holds);
+            }
+            for _ in 0..60 {
+                let mut cond = conds.falsity();
+                for _ in 0..1 + next(3) {
+                    let mut product = conds.truth();
+                    for _ in 0..1 + next(4) {
+                        let atom = atoms[next(atoms.len() as u64) as usize];
+                        product = product.and(&if next(2) == 0 { atom } else { atom.not() });
+                    }
+                    cond = cond.or(&product);
+                }
+                let exact = cond.meets(&conds.constraints_for(&cond));
+                assert_eq!(conds.feasible(&cond), exact, "round {round}: {}", conds.render(&cond));
+            }
+        }
     }
 
     /// The share of configurations a raise ends counts a choice among four as a quarter, however
