@@ -657,26 +657,28 @@ impl Conds {
     }
 
     fn products_unbounded(&self, cond: &Cond, care: &Cond) -> Option<Vec<Vec<(usize, bool)>>> {
-        let care = self.constraints_for(cond).and(care);
+        // What is allowed is `constraints and care`; both may be large next to `cond` and its
+        // products, so they are never conjoined: every question below is whether one small
+        // condition meets both (a search of the three together, which builds no node).
+        let constraints = self.constraints_for(cond);
+        let allowed = |small: &Cond| with(|t| t.intersects3(constraints.0, care.0, small.0));
         // The cubes of `cond` itself, or of a form that agrees with it where `care` holds
         // (those of `cond and care` would spell out every test of `care` as well); the
         // literals `care` makes redundant are dropped below.
         let (cond, cubes) = match with(|t| t.cubes(cond.0, MAX_PRODUCTS * 4)) {
             Some(cubes) => (*cond, cubes),
-            None if size(cond) + size(&care) <= SIMPLIFY_MAX_NODES => {
-                let simpler = cond.simplify_within(&care);
+            None if size(cond) + size(care) + size(&constraints) <= SIMPLIFY_MAX_NODES => {
+                let simpler = cond.simplify_within(&constraints.and(care));
                 (simpler, with(|t| t.cubes(simpler.0, MAX_PRODUCTS * 4))?)
             }
             None => return None,
         };
         let cond = &cond;
-        let outside = care.and(&cond.not());
-        if outside.is_false() {
+        let outside = cond.not();
+        if !allowed(&outside) {
             // Everywhere the constraints and `care` allow.
             return Some(vec![Vec::new()]);
         }
-        // Products are small; `care` and `outside` may be large: they are only ever tested
-        // against a product (which builds no node), never combined with one.
         let cube_of = |lits: &[(usize, bool)]| {
             let mut cube = self.truth();
             for &(atom, holds) in lits {
@@ -691,7 +693,7 @@ impl Conds {
             while i < lits.len() && lits.len() > 1 {
                 let mut without = lits.clone();
                 without.remove(i);
-                if outside.meets(&cube_of(&without)) {
+                if allowed(&cube_of(&without).and(&outside)) {
                     i += 1;
                 } else {
                     lits.remove(i);
@@ -704,7 +706,7 @@ impl Conds {
             // `not (x == "a") and not (x == "b")` where `x` can only be "c" or "d" there reads
             // as `x == "c"` or `x == "d"`: the equalities it implies go last, so the negations
             // go first.
-            match self.implied_equalities(&lits, &care).as_slice() {
+            match self.implied_equalities(&lits, &allowed).as_slice() {
                 [] => {
                     lits.sort();
                     out.push(lits);
@@ -723,7 +725,7 @@ impl Conds {
         out.sort();
         out.dedup();
         // Drop products covered by the others; infeasible ones first.
-        out.retain(|lits| care.meets(&cube_of(lits)));
+        out.retain(|lits| allowed(&cube_of(lits)));
         let mut i = 0;
         while i < out.len() && out.len() > 1 {
             let mut others = self.falsity();
@@ -732,7 +734,7 @@ impl Conds {
                     others = others.or(&cube_of(lits));
                 }
             }
-            if care.meets(&cube_of(&out[i]).and(&others.not())) {
+            if allowed(&cube_of(&out[i]).and(&others.not())) {
                 i += 1;
             } else {
                 out.remove(i);
@@ -744,7 +746,7 @@ impl Conds {
     /// The equalities of a value that a product only negates equalities of, one of which the
     /// product implies among the configurations `care`: at most as many as it negates (the
     /// positive form is then no longer), none otherwise.
-    fn implied_equalities(&self, lits: &[(usize, bool)], care: &Cond) -> Vec<usize> {
+    fn implied_equalities(&self, lits: &[(usize, bool)], allowed: &dyn Fn(&Cond) -> bool) -> Vec<usize> {
         let mut cube = self.truth();
         for &(atom, holds) in lits {
             cube = cube.and(&self.literal_cond(atom, holds));
@@ -760,7 +762,7 @@ impl Conds {
             let negated = lits.iter().filter(|&&(a, _)| of_sym(a)).count();
             let candidates: Vec<usize> = (0..self.atoms.len())
                 .filter(|&a| of_sym(a) && !lits.iter().any(|(l, _)| *l == a))
-                .filter(|&a| care.meets(&cube.and(&self.literal_cond(a, true))))
+                .filter(|&a| allowed(&cube.and(&self.literal_cond(a, true))))
                 .collect();
             if candidates.is_empty() || candidates.len() > negated {
                 continue;
@@ -769,7 +771,7 @@ impl Conds {
             for &a in &candidates {
                 none = none.and(&self.literal_cond(a, false));
             }
-            if !care.meets(&none) {
+            if !allowed(&none) {
                 return candidates;
             }
         }
