@@ -694,17 +694,27 @@ impl Interp<'_, '_> {
         if depth >= MAX_DEPTH {
             return false;
         }
-        let found = self.resolver.resolve(&crate::resolve::Ctx::function(context), &call.func);
-        let [
-            crate::resolve::Found {
-                def: crate::resolve::Def::Function(callee) | crate::resolve::Def::BoundMethod { func: callee, .. },
-                ..
-            },
-        ] = found.as_slice()
-        else {
-            return false;
+        let key = (context, ruff_text_size::Ranged::range(call).start().to_u32());
+        let callee = match self.buffer_callees.get(&key) {
+            Some(&known) => known,
+            None => {
+                let found = self.resolver.resolve(&crate::resolve::Ctx::function(context), &call.func);
+                let callee = match found.as_slice() {
+                    [
+                        crate::resolve::Found {
+                            def:
+                                crate::resolve::Def::Function(callee)
+                                | crate::resolve::Def::BoundMethod { func: callee, .. },
+                            ..
+                        },
+                    ] => Some(*callee),
+                    _ => None,
+                };
+                self.buffer_callees.insert(key, callee);
+                callee
+            }
         };
-        let callee = *callee;
+        let Some(callee) = callee else { return false };
         if let Some(&known) = self.buffer_makers.get(&callee) {
             return known;
         }

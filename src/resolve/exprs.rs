@@ -50,19 +50,18 @@ fn cond(file: FileId, range: Span, kind: GuardKind) -> Cond {
     Cond { file, guard: Guard { range: range.into(), kind } }
 }
 
-fn with_prefix(found: Vec<Found>, hops: &[Hop], conds: &[Cond]) -> Vec<Found> {
+fn with_prefix(mut found: Vec<Found>, hops: &[Hop], conds: &[Cond]) -> Vec<Found> {
+    // (In place: most prefixes are empty, and resolution runs for every call the static
+    // searches of the evaluator walk through.)
+    for f in &mut found {
+        if !hops.is_empty() {
+            f.hops.splice(0..0, hops.iter().cloned());
+        }
+        if !conds.is_empty() {
+            f.conds.splice(0..0, conds.iter().cloned());
+        }
+    }
     found
-        .into_iter()
-        .map(|mut f| {
-            let mut all_hops = hops.to_vec();
-            all_hops.append(&mut f.hops);
-            f.hops = all_hops;
-            let mut all_conds = conds.to_vec();
-            all_conds.append(&mut f.conds);
-            f.conds = all_conds;
-            f
-        })
-        .collect()
 }
 
 fn finish(mut found: Vec<Found>) -> Vec<Found> {
