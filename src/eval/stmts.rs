@@ -429,6 +429,23 @@ impl Interp<'_, '_> {
 /// Loops over a known sequence at most this long run once per element.
 const MAX_UNROLLED: usize = 16;
 
+/// A handler whose body is calls (logging, noting where the error came from) and ends by
+/// raising the exception it caught again (`raise`, `raise e` with `e` the caught exception).
+fn only_reraises(handler: &ast::ExceptHandlerExceptHandler) -> bool {
+    let Some((Stmt::Raise(last), before)) = handler.body.split_last() else { return false };
+    let same_exception = match last.exc.as_deref() {
+        None => true,
+        Some(Expr::Name(n)) => handler.name.as_ref().is_some_and(|name| name.id == n.id),
+        Some(_) => false,
+    };
+    same_exception
+        && last.cause.is_none()
+        && before.iter().all(|s| {
+            matches!(s, Stmt::Pass(_))
+                || matches!(s, Stmt::Expr(e) if matches!(e.value.as_ref(), Expr::Call(_) | Expr::StringLiteral(_)))
+        })
+}
+
 /// A handler that does more than `pass`/`raise`/log is worth mentioning when it does not run.
 fn handler_matters(handler: &ast::ExceptHandlerExceptHandler) -> bool {
     handler.body.iter().any(|s| {
@@ -479,6 +496,17 @@ impl Interp<'_, '_> {
                 h
             })
             .collect();
+        // Handlers that only note the exception and raise it again (`except Exception as e:
+        // note(e); raise`) leave it going where it was going: as for a body without them, its
+        // raises are the program stopping where they are, and nothing after the `try` is
+        // narrowed by them (catching them, to raise them again, made every later condition
+        // carry all the raises of the body).
+        if !handlers.is_empty() && handlers.iter().all(|h| only_reraises(h)) {
+            self.exec_block(frame, &node.body, pc);
+            self.exec_block(frame, &node.orelse, pc);
+            self.exec_block(frame, &node.finalbody, pc);
+            return;
+        }
         let before = (frame.alive, frame.loop_alive, frame.loop_broken);
         if !handlers.is_empty() {
             let types = handlers.iter().map(|h| caught_types(h)).collect();

@@ -2704,6 +2704,22 @@ fn a_bare_raise_in_a_handler_is_reported_where_the_caught_error_was_raised() {
 }
 
 #[test]
+fn a_handler_that_raises_the_error_again_leaves_the_call_replayable() {
+    // `except Exception as error: note(error, origin); raise` around the checks of a factor
+    // read once per stage, eight times with the same arguments: the error goes on as if
+    // nothing caught it, and the later calls replay the first. Caught and raised again, each
+    // call was evaluated anew (and every condition after it carried the checks' raises): the
+    // budget below was spent before the factor was read.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.reraised.RecheckedMoE", "--max-steps", "100"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json().get("bounds").is_none_or(|b| b.as_array().is_some_and(|b| b.is_empty())), "{}", out.stdout);
+    // Both checks still end their configurations, where they raise.
+    let raises = out.json()["raises"].as_array().cloned().unwrap_or_default();
+    let lines: Vec<i64> = raises.iter().filter_map(|r| r["location"]["line"].as_i64()).collect();
+    assert_eq!(lines, [40, 42], "{}", out.stdout);
+}
+
+#[test]
 fn a_dataclass_equals_its_copy() {
     // `if incoming.consumer != declaration: raise` with the connection made for the
     // declaration and the stage bound to its `replace(...)` copy: equal fields, no raise.
