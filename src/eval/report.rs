@@ -286,15 +286,17 @@ pub struct TraceStats {
 
 /// Runs a trace.
 pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, String> {
-    let (mut report, holders) = run_entry(resolver, &options)?;
+    let (mut report, holders) = run_entry(resolver, &options, false)?;
     // A bound stopped the entry before it answered: each module it built that holds the
     // value is answered on its own, as the entry built it.
     if report.stopped && !holders.is_empty() {
         let alone = answer_blocks_alone(resolver, &options, holders)?;
-        if !alone.is_empty() {
-            report.blocks = alone;
-            report.verdict = combined(report.blocks.iter().map(|b| b.verdict));
+        if alone.is_empty() {
+            // None was found again: the blocks as the stopped entry reached them.
+            return Ok(run_entry(resolver, &options, true)?.0);
         }
+        report.blocks = alone;
+        report.verdict = combined(report.blocks.iter().map(|b| b.verdict));
     }
     Ok(report)
 }
@@ -355,7 +357,15 @@ fn build_entry<'r, 'a>(
 /// (see [`holding_modules`]): none when building it spent the budget (building it again would
 /// stop there too), or when the entry is a block itself (it keeps the value and a method of it
 /// reads it from `self`: a module inside it answers another question).
-fn run_entry(resolver: &Resolver, options: &TraceOptions) -> Result<(TraceReport, Vec<ClassId>), String> {
+///
+/// With `blocks_when_stopped` false, the blocks the entry reached are not answered when a bound
+/// stopped it and it built modules to answer on their own instead (`run` answers those):
+/// answering a large stopped evaluation's blocks took as long as the evaluation.
+fn run_entry(
+    resolver: &Resolver,
+    options: &TraceOptions,
+    blocks_when_stopped: bool,
+) -> Result<(TraceReport, Vec<ClassId>), String> {
     let (mut interp, object, built) = build_entry(resolver, options, None)?;
     let built_within_budget = interp.steps <= interp.max_steps;
     let entry_is_block =
@@ -411,6 +421,9 @@ fn run_entry(resolver: &Resolver, options: &TraceOptions) -> Result<(TraceReport
         output.extend(&interp.conds, G::one(&interp.conds, Value::Obj(written)));
     }
     let mut report = answer(&interp, &options, methods, &output, None);
+    if report.stopped && !holders.is_empty() && !blocks_when_stopped {
+        return Ok((report, holders));
+    }
     // The blocks inside the entry that hold the value (the MoE layers of a whole model): each
     // answered on its own output, and the verdict is theirs.
     let blocks: Vec<(ClassId, Vec<(Cond, Value)>)> = std::mem::take(&mut interp.blocks).into_iter().collect();
