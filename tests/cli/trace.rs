@@ -2720,6 +2720,20 @@ fn a_handler_that_raises_the_error_again_leaves_the_call_replayable() {
 }
 
 #[test]
+fn vllms_softplus_sqrt_top_k_kernel_scales_the_weights_it_writes() {
+    // `torch.ops._moe_C.topk_softplus_sqrt(topk_weights, ..., routed_scaling_factor, ...)`
+    // (vLLM's DeepSeek V4 routing) writes the weights into its first argument, scaled. Into a
+    // buffer the caller was handed, that was seen only with the model: without it, NEVER.
+    for entry in ["gate.softplus_kernel.SoftplusSqrtMoE", "gate.softplus_kernel.HandedBufferMoE"] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", entry]);
+        assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+        let site = &out.json()["rows"][0]["parts"][0]["sites"][0];
+        assert_eq!(site["kind"], "delegated", "{}", out.stdout);
+        assert!(site["note"].as_str().unwrap().starts_with("applied by the kernel (vLLM topk_softplus_sqrt"), "{site}");
+    }
+}
+
+#[test]
 fn a_dataclass_equals_its_copy() {
     // `if incoming.consumer != declaration: raise` with the connection made for the
     // declaration and the stage bound to its `replace(...)` copy: equal fields, no raise.
