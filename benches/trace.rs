@@ -5,14 +5,18 @@
 //!
 //! Goal: under 1 s and under 2x the parse-only time. The verdict is printed too, since a fast
 //! trace that stopped at a bound is not the goal.
+//!
+//! Printed after it, for comparison only: the walkthrough's question (section 3), V4's MoE
+//! block `DeepseekV2MoE` on CUDA with its thirteen assumptions, as a user asks it.
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use scaletrace::eval::{TraceOptions, run};
+use scaletrace::eval::{Assume, AssumedValue, Platform, TraceOptions, run};
 use scaletrace::query::target;
+use scaletrace::syntax::Constant;
 use scaletrace::{Workspace, WorkspaceOptions};
 
 fn main() {
@@ -53,17 +57,26 @@ fn main() {
         kernel_files: Vec::new(),
         max_steps: scaletrace::eval::MAX_STEPS,
     };
-    // The evaluator recurses deeply on real code: run it on a thread with room.
-    let (trace_time, outcome) = std::thread::scope(|scope| {
-        let handle = std::thread::Builder::new()
-            .stack_size(256 << 20)
-            .spawn_scoped(scope, || {
-                let start = Instant::now();
-                let report = run(&resolver, options);
-                (start.elapsed(), report.map(|r| (r.verdict, r.bounds.len(), r.unresolved.len())))
-            })
-            .expect("thread");
-        handle.join().expect("trace")
+    let template = options.clone();
+    let (trace_time, outcome) = timed_trace(&resolver, options);
+    // The walkthrough's question: `--platform cuda` and its other assumptions.
+    let block = target::find_class(&resolver, "sglang.srt.models.deepseek_v2.DeepseekV2MoE").ok().map(|block| {
+        let constant = |name: &str, value: Constant| Assume {
+            name: name.into(),
+            value: AssumedValue::Const(value),
+            used: std::cell::Cell::new(false),
+            from_platform: None,
+        };
+        let mut assumes = vec![
+            constant("is_deepseek_v4", Constant::Bool(true)),
+            constant("quant_config", Constant::None),
+            constant("get_moe_a2a_backend()", Constant::Str("none".into())),
+            constant("_oot_dispatch_key()", Constant::None),
+            constant("get_fused_op_backend()", Constant::None),
+            constant("get_exec().moe.enable_paged_experts", Constant::Bool(false)),
+        ];
+        assumes.extend(Platform::parse("cuda").expect("a platform").assumptions());
+        timed_trace(&resolver, TraceOptions { entry: block, assumes, ..template })
     });
 
     let sources: Vec<std::sync::Arc<str>> = workspace.index.files.iter().map(|f| f.text.clone()).collect();
@@ -83,6 +96,34 @@ fn main() {
         "ratio trace / parse-only:     {:>9.2}x (goal: under 1 s and under 2x)",
         trace_time.as_secs_f64() / parse_time.as_secs_f64()
     );
+    print_outcome(outcome);
+    if let Some((block_time, block_outcome)) = block {
+        println!();
+        println!("for comparison, the walkthrough's question (DeepseekV2MoE, --platform cuda, 6 more assumptions):");
+        println!("trace (after the index):      {:>9.1} ms", block_time.as_secs_f64() * 1e3);
+        println!("ratio trace / parse-only:     {:>9.2}x", block_time.as_secs_f64() / parse_time.as_secs_f64());
+        print_outcome(block_outcome);
+    }
+}
+
+type Outcome = Result<(scaletrace::eval::report::Verdict, usize, usize), String>;
+
+/// A trace, timed. The evaluator recurses deeply on real code: it runs on a thread with room.
+fn timed_trace(resolver: &scaletrace::resolve::Resolver, options: TraceOptions) -> (std::time::Duration, Outcome) {
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn_scoped(scope, || {
+                let start = Instant::now();
+                let report = run(resolver, options);
+                (start.elapsed(), report.map(|r| (r.verdict, r.bounds.len(), r.unresolved.len())))
+            })
+            .expect("thread");
+        handle.join().expect("trace")
+    })
+}
+
+fn print_outcome(outcome: Outcome) {
     match outcome {
         Ok((verdict, bounds, unresolved)) => {
             println!("verdict:     {verdict:?} ({bounds} bounds hit, {unresolved} unresolved)")
