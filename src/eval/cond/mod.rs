@@ -824,9 +824,13 @@ impl Conds {
             tested.iter().map(|&a| (!inside.meets(&self.literal_cond(a as usize, false)), a)).collect();
         order.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         let order: Vec<u32> = order.into_iter().map(|(_, a)| a).collect();
+        // One memo, emptied for each atom (its answers hold for one set of free atoms only),
+        // keeps its room from atom to atom.
+        let mut memo = FxHashMap::default();
         for atom in order {
             free.insert(atom);
-            let meets = with(|t| t.meets_modulo(inside.0, outside.0, &free, &mut FxHashMap::default(), fuel));
+            memo.clear();
+            let meets = with(|t| t.meets_modulo(inside.0, outside.0, &free, &mut memo, fuel));
             if meets != Some(false) {
                 free.remove(&atom);
             }
