@@ -466,13 +466,17 @@ impl Conds {
         }
         let mut seen = FxHashSet::default();
         for atom in self.support(cond) {
-            if let Some(s) = self.atoms[atom].key.about() {
-                if let Some(group) = self.groups.get(&s).filter(|_| seen.insert(s)) {
-                    out = out.and(group);
-                }
+            if let Some((_, group)) = self.group_about(atom).filter(|(s, _)| seen.insert(*s)) {
+                out = out.and(&group);
             }
         }
         out
+    }
+
+    /// The value atom `atom` is about and its group of constraints, if it has one.
+    fn group_about(&self, atom: usize) -> Option<(SymId, Cond)> {
+        let sym = self.atoms[atom].key.about()?;
+        Some((sym, *self.groups.get(&sym)?))
     }
 
     /// Whether `cond` can hold, given the constraints. Groups of constraints about atoms
@@ -543,8 +547,9 @@ impl Conds {
             }
             let mut checked: FxHashSet<SymId> = FxHashSet::default();
             on_path.iter().all(|&var| {
-                let Some(sym) = self.atoms[var as usize].key.about() else { return true };
-                let Some(group) = self.groups.get(&sym).filter(|_| checked.insert(sym)) else { return true };
+                let Some((_, group)) = self.group_about(var as usize).filter(|(s, _)| checked.insert(*s)) else {
+                    return true;
+                };
                 t.satisfiable_under(group.0, &assignment)
             })
         })
@@ -564,8 +569,9 @@ impl Conds {
             let fixed = t.cube(self.fixed.0);
             let mut checked: FxHashSet<SymId> = FxHashSet::default();
             fixed.keys().any(|&var| {
-                let Some(sym) = self.atoms[var as usize].key.about() else { return false };
-                let Some(group) = self.groups.get(&sym).filter(|_| checked.insert(sym)) else { return false };
+                let Some((_, group)) = self.group_about(var as usize).filter(|(s, _)| checked.insert(*s)) else {
+                    return false;
+                };
                 !t.satisfiable_under(group.0, &fixed)
             })
         });
@@ -588,8 +594,7 @@ impl Conds {
         let mut index_of: FxHashMap<SymId, usize> = FxHashMap::default();
         if !self.groups.is_empty() {
             for atom in self.support(cond) {
-                let Some(sym) = self.atoms[atom].key.about() else { continue };
-                let Some(group) = self.groups.get(&sym) else { continue };
+                let Some((sym, group)) = self.group_about(atom) else { continue };
                 let i = *index_of.entry(sym).or_insert_with(|| {
                     groups.push(group.0);
                     last_var.push(0);
