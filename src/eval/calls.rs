@@ -1871,6 +1871,11 @@ impl Interp<'_, '_> {
             if !self.conds.feasible(&c) {
                 continue;
             }
+            // Python raises `TypeError` there, before any code of the method runs.
+            if cannot_take(self.index.function(f), &args) {
+                self.raise_of(Some("TypeError"), &c, loc);
+                continue;
+            }
             let receiver = self.abstract_object(owner, sym);
             let result = self.call_function(f, Some(receiver), args.clone(), &c, loc);
             out.extend(&self.conds, result);
@@ -2289,6 +2294,53 @@ pub(super) fn is_device_kernel(func: &crate::index::FunctionFacts) -> bool {
             let last = n.rsplit('.').next().unwrap_or_default();
             n.starts_with("triton") || n.starts_with("tl.") || matches!(last, "jit" | "autotune" | "heuristics")
         })
+    })
+}
+
+/// Whether calling `func` on an instance with `args` certainly fails with `TypeError`: a
+/// keyword it has no parameter for (and no `**kwargs`), more positional arguments than it takes
+/// (and no `*args`), or a required parameter no argument fills. An implementation an unknown
+/// receiver cannot be called with this way is not one of the receiver's classes: a MoE layer's
+/// `quant_method.apply(layer=self, dispatch_output=...)` is not a linear method's `apply(self,
+/// layer, x, bias=None)`. Arguments whose number or names are not known (`*xs`, `**kw`) never
+/// make a call fail here.
+fn cannot_take(func: &crate::index::FunctionFacts, args: &Args) -> bool {
+    use crate::index::{FunctionKind, ParamKind};
+    let mut params: &[crate::index::Param] = &func.params;
+    if matches!(func.kind, FunctionKind::Method | FunctionKind::ClassMethod | FunctionKind::Property) {
+        match params.split_first() {
+            Some((first, rest)) if first.takes_positional() => params = rest,
+            // No parameter for the instance: only `*args` takes it.
+            _ if params.iter().any(|p| p.kind == ParamKind::VarPositional) => {}
+            _ => return true,
+        }
+    }
+    let takes_any_keyword = params.iter().any(|p| p.kind == ParamKind::VarKeyword);
+    let takes_any_positional = params.iter().any(|p| p.kind == ParamKind::VarPositional);
+    let positional = crate::index::positional_slots(params);
+    let mut filled = vec![false; params.len()];
+    if !args.unknown_star {
+        if args.positional.len() > positional.len() && !takes_any_positional {
+            return true;
+        }
+        for &slot in positional.iter().take(args.positional.len()) {
+            filled[slot] = true;
+        }
+    }
+    for (name, _) in &args.keywords {
+        match crate::index::keyword_slot(params, name.as_str()) {
+            Some(slot) => filled[slot] = true,
+            None if takes_any_keyword => {}
+            None => return true,
+        }
+    }
+    if args.unknown_star || !args.splats.is_empty() {
+        return false;
+    }
+    params.iter().zip(&filled).any(|(p, filled)| {
+        !filled
+            && p.default.is_none()
+            && matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly)
     })
 }
 

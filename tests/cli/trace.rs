@@ -3373,3 +3373,16 @@ fn which_element_an_iteration_sees_is_no_configuration() {
     // makes it an object of `C` where it holds.)
     assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
 }
+
+#[test]
+fn an_implementation_the_call_cannot_bind_is_a_type_error_not_a_configuration() {
+    // `quant_method.apply(layer=self, dispatch_output=x)` on a method known by its base class:
+    // a linear method's `apply(self, layer, x, bias=None)` cannot take those keywords. Python
+    // raises there; enumerated as an implementation, it was a row of unknown scale.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.call_shapes.KeywordCalledMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["rows"].as_array().unwrap().len(), 2, "{}", out.stdout);
+    let raises = json["raises"].as_array().unwrap();
+    assert!(raises.iter().any(|r| r["location"]["line"] == 47), "{}", out.stdout);
+}
