@@ -1904,7 +1904,14 @@ impl Interp<'_, '_> {
                     self.index.class(hint).name
                 ),
             );
+            // Those kept are the nearest to the base class in the package tree: a serving
+            // layer's quantization config is one of its own package's, before those another
+            // product in the same distribution derives from it (SGLang's `multimodal_gen`).
+            let home = &self.index.file(hint.file).module;
+            let nearness = |c: &ClassId| common_prefix(home, &self.index.file(c.file).module);
+            classes[1..].sort_by_key(|c| (std::cmp::Reverse(nearness(c)), *c));
             classes.truncate(MAX_IMPLEMENTATIONS);
+            classes[1..].sort();
         }
         // A single candidate is no choice: no atom, the class is known.
         if classes.len() > 1 {
@@ -2342,6 +2349,11 @@ fn cannot_take(func: &crate::index::FunctionFacts, args: &Args) -> bool {
             && p.default.is_none()
             && matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly)
     })
+}
+
+/// How many leading components two dotted module names share.
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.split('.').zip(b.split('.')).take_while(|(x, y)| x == y).count()
 }
 
 /// Abstract methods and methods whose body only raises are not implementations.

@@ -3386,3 +3386,16 @@ fn an_implementation_the_call_cannot_bind_is_a_type_error_not_a_configuration() 
     let raises = json["raises"].as_array().unwrap();
     assert!(raises.iter().any(|r| r["location"]["line"] == 47), "{}", out.stdout);
 }
+
+#[test]
+fn past_the_enumeration_bound_the_subclasses_nearest_the_base_are_kept() {
+    // 62 subclasses of a quantization config, 60 of them in another package that comes first
+    // in file order. The one of the base's own package that scales twice must be enumerated.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.quant.base.FarEnumeratedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    let json = out.json();
+    let twice = json["rows"].as_array().unwrap().iter().find(|r| r["exponent"] == 2).expect("a TWICE row");
+    assert_eq!(twice["conditions"][0][0]["atom"], "quant_config is DoubleScaledConfig", "{}", out.stdout);
+    let bounds = json["bounds"].as_array().unwrap();
+    assert!(bounds.iter().any(|b| b["what"].as_str().unwrap().contains("more than 48 subclasses")), "{}", out.stdout);
+}
