@@ -1942,9 +1942,14 @@ impl<'r, 'a> Interp<'r, 'a> {
         Constant::Int(last)
     }
 
-    /// Counts one evaluation step; false once the budget is spent.
+    /// Counts one evaluation step; false once the budget is spent, or once the answer this
+    /// evaluation was started for ahead of time is no longer needed (see `report::run`).
     pub fn step(&mut self, loc: Loc) -> bool {
         self.steps += 1;
+        if self.steps % 1024 == 0 && abandoned() {
+            self.steps = self.steps.max(self.max_steps + 2);
+            return false;
+        }
         // Checked at every step (a thread-local read): a few large operations between sparser
         // checks took a trace millions of nodes past the bound.
         if self.steps <= self.max_steps && super::cond::node_count() > MAX_NODES {
@@ -1962,6 +1967,22 @@ impl<'r, 'a> Interp<'r, 'a> {
         }
         true
     }
+}
+
+thread_local! {
+    /// Set on a thread that evaluates ahead of time what may not be needed: once it reads
+    /// true, evaluation stops as if the budget were spent (the result is thrown away).
+    static ABANDON: std::cell::RefCell<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Makes evaluations on this thread stop once `flag` is set.
+pub fn abandon_when(flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    ABANDON.with(|a| *a.borrow_mut() = Some(flag));
+}
+
+fn abandoned() -> bool {
+    ABANDON.with(|a| a.borrow().as_ref().is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed)))
 }
 
 /// `auto()` or `enum.auto()`: an enum member's value chosen by the enum class.

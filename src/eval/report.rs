@@ -4,6 +4,8 @@
 
 use std::collections::BTreeSet;
 use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
@@ -286,14 +288,63 @@ pub struct TraceStats {
 
 /// Runs a trace.
 pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, String> {
-    let (mut report, holders) = run_entry(resolver, &options, false)?;
+    // With a second core, the blocks are answered on their own while the entry runs, from the
+    // moment the entry is built: a whole model that stops at a bound is answered that much
+    // sooner (the two evaluations share nothing but the index; each has its own tables). When
+    // the entry answers by itself, that evaluation is stopped and thrown away.
+    let ahead = rayon::current_num_threads() > 1;
+    std::thread::scope(|scope| {
+        let mut started: Option<(std::thread::ScopedJoinHandle<'_, AloneAnswers>, Arc<AtomicBool>)> = None;
+        let mut start_alone = |holders: &[ClassId]| {
+            if !ahead || holders.is_empty() {
+                return;
+            }
+            let stop = Arc::new(AtomicBool::new(false));
+            let (options, holders, flag) = (options.clone(), holders.to_vec(), stop.clone());
+            let thread = std::thread::Builder::new().name("scaletrace-blocks".into()).stack_size(STACK_SIZE);
+            if let Ok(handle) = thread.spawn_scoped(scope, move || {
+                super::interp::abandon_when(flag);
+                answer_blocks_alone(resolver, &options, holders)
+            }) {
+                started = Some((handle, stop));
+            }
+        };
+        let entry = run_entry(resolver, &options, false, &mut start_alone);
+        let alone = started.map(|(handle, stop)| {
+            if !matches!(&entry, Ok((report, _)) if report.stopped) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            handle.join().unwrap_or_else(|_| Err("internal error while answering the blocks on their own".to_string()))
+        });
+        finish(resolver, &options, entry?, alone)
+    })
+}
+
+/// Answers of the blocks on their own (see [`answer_blocks_alone`]).
+type AloneAnswers = Result<Vec<TraceReport>, String>;
+
+/// Stack of the thread that answers blocks ahead of time: deep but legal Python recurses (as
+/// the binary's own threads).
+const STACK_SIZE: usize = 256 * 1024 * 1024;
+
+/// The entry's answer, with its blocks answered on their own when a bound stopped it
+/// (`alone`: those answers if they were computed ahead of time).
+fn finish(
+    resolver: &Resolver,
+    options: &TraceOptions,
+    (mut report, holders): (TraceReport, Vec<ClassId>),
+    alone: Option<AloneAnswers>,
+) -> Result<TraceReport, String> {
     // A bound stopped the entry before it answered: each module it built that holds the
     // value is answered on its own, as the entry built it.
     if report.stopped && !holders.is_empty() {
-        let alone = answer_blocks_alone(resolver, &options, holders)?;
+        let alone = match alone {
+            Some(answers) => answers?,
+            None => answer_blocks_alone(resolver, options, holders)?,
+        };
         if alone.is_empty() {
             // None was found again: the blocks as the stopped entry reached them.
-            return Ok(run_entry(resolver, &options, true)?.0);
+            return Ok(run_entry(resolver, options, true, &mut |_| {})?.0);
         }
         report.blocks = alone;
         report.verdict = combined(report.blocks.iter().map(|b| b.verdict));
@@ -361,10 +412,13 @@ fn build_entry<'r, 'a>(
 /// With `blocks_when_stopped` false, the blocks the entry reached are not answered when a bound
 /// stopped it and it built modules to answer on their own instead (`run` answers those):
 /// answering a large stopped evaluation's blocks took as long as the evaluation.
+///
+/// `built_holding`: told the holders as soon as the entry is built (before its methods run).
 fn run_entry(
     resolver: &Resolver,
     options: &TraceOptions,
     blocks_when_stopped: bool,
+    built_holding: &mut dyn FnMut(&[ClassId]),
 ) -> Result<(TraceReport, Vec<ClassId>), String> {
     let (mut interp, object, built) = build_entry(resolver, options, None)?;
     let built_within_budget = interp.steps <= interp.max_steps;
@@ -375,6 +429,7 @@ fn run_entry(
     } else {
         Vec::new()
     };
+    built_holding(&holders);
     let index = resolver.index;
     let entry = options.entry;
     let entry_loc = Loc { file: entry.file, span: index.class(entry).name_range };

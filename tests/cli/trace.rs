@@ -3399,3 +3399,27 @@ fn past_the_enumeration_bound_the_subclasses_nearest_the_base_are_kept() {
     let bounds = json["bounds"].as_array().unwrap();
     assert!(bounds.iter().any(|b| b["what"].as_str().unwrap().contains("more than 48 subclasses")), "{}", out.stdout);
 }
+
+#[test]
+fn blocks_answered_ahead_of_time_give_the_answer_one_thread_gives() {
+    // With two threads the blocks are answered on their own while the entry runs; with one,
+    // after it stops. Stopped or not, the output is the same.
+    for budget in ["400", "4000000"] {
+        let args = |threads: &'static str| {
+            vec![
+                "--threads",
+                threads,
+                "trace",
+                "routed_scaling_factor",
+                "--entry",
+                "gate.alone_block.AloneModel",
+                "--max-steps",
+                budget,
+            ]
+        };
+        let one = run(&fixture("trace/router"), &args("1"));
+        let two = run(&fixture("trace/router"), &args("2"));
+        assert_eq!((one.code, &one.stdout), (two.code, &two.stdout), "budget {budget}");
+        assert!(one.stdout.contains("AloneMoE"), "{}", one.stdout);
+    }
+}
