@@ -2313,6 +2313,11 @@ pub(super) fn is_device_kernel(func: &crate::index::FunctionFacts) -> bool {
 /// make a call fail here.
 fn cannot_take(func: &crate::index::FunctionFacts, args: &Args) -> bool {
     use crate::index::{FunctionKind, ParamKind};
+    // A decorator may return a function of another signature: only those known to keep it
+    // leave the parameters as written.
+    if !func.decorators.iter().all(keeps_signature) {
+        return false;
+    }
     let mut params: &[crate::index::Param] = &func.params;
     if matches!(func.kind, FunctionKind::Method | FunctionKind::ClassMethod | FunctionKind::Property) {
         match params.split_first() {
@@ -2349,6 +2354,34 @@ fn cannot_take(func: &crate::index::FunctionFacts, args: &Args) -> bool {
             && p.default.is_none()
             && matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly)
     })
+}
+
+/// Decorators that return a function taking the arguments the decorated one takes (or that
+/// only make it a class's or static method, which `cannot_take` reads from its kind).
+fn keeps_signature(decorator: &Expr) -> bool {
+    let target = match decorator {
+        Expr::Call(call) => &*call.func,
+        other => other,
+    };
+    let Some(name) = crate::syntax::dotted_name(target) else { return false };
+    let last = name.rsplit('.').next().unwrap_or(&name);
+    matches!(
+        last,
+        "abstractmethod"
+            | "classmethod"
+            | "staticmethod"
+            | "override"
+            | "final"
+            | "no_grad"
+            | "inference_mode"
+            | "enable_grad"
+            | "compile"
+            | "disable"
+            | "cache"
+            | "lru_cache"
+            | "ignore"
+            | "unused"
+    )
 }
 
 /// How many leading components two dotted module names share.

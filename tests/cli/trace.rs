@@ -3423,3 +3423,17 @@ fn blocks_answered_ahead_of_time_give_the_answer_one_thread_gives() {
         assert!(one.stdout.contains("AloneMoE"), "{}", one.stdout);
     }
 }
+
+#[test]
+fn a_decorated_implementation_is_not_judged_by_the_parameters_it_is_written_with() {
+    // `@takes_dispatch_output` gives `apply(self, layer, x)` another signature: the call with
+    // `dispatch_output=` may bind, so that class is a configuration (here of unknown scale: the
+    // wrapper is not followed), not a `TypeError` that hid it.
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.call_shapes_decorated.DecoratedMethodMoE"]);
+    assert_ne!(verdict, "ONCE", "{}", out.stdout);
+    let json = out.json();
+    let rows = json["rows"].as_array().unwrap();
+    assert!(rows.iter().any(|r| r["conditions"][0][0]["atom"] == "method is AdaptedMethod"), "{}", out.stdout);
+    let raises = json["raises"].as_array().cloned().unwrap_or_default();
+    assert!(!raises.iter().any(|r| r["location"]["line"] == 41), "{}", out.stdout);
+}
