@@ -34,7 +34,7 @@ fn main() {
         eprintln!("no tree to index: pass a ROOT, or let scripts/fetch-sglang.sh download SGLang");
         return;
     };
-    rayon::ThreadPoolBuilder::new().stack_size(256 << 20).build_global().expect("thread pool");
+    rayon::ThreadPoolBuilder::new().stack_size(scaletrace::STACK_SIZE).build_global().expect("thread pool");
     let threads = rayon::current_num_threads();
 
     let start = Instant::now();

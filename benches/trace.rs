@@ -35,7 +35,7 @@ fn main() {
         }
     };
     let entry = args.get(1).cloned().unwrap_or_else(|| "sglang.srt.models.deepseek_v4.DeepseekV4ForCausalLM".into());
-    rayon::ThreadPoolBuilder::new().stack_size(256 << 20).build_global().expect("thread pool");
+    rayon::ThreadPoolBuilder::new().stack_size(scaletrace::STACK_SIZE).build_global().expect("thread pool");
 
     let start = Instant::now();
     let workspace = Workspace::load(&WorkspaceOptions { roots: vec![root.clone()], ..WorkspaceOptions::default() });
@@ -112,7 +112,7 @@ type Outcome = Result<(scaletrace::eval::report::Verdict, usize, usize), String>
 fn timed_trace(resolver: &scaletrace::resolve::Resolver, options: TraceOptions) -> (std::time::Duration, Outcome) {
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()
-            .stack_size(256 << 20)
+            .stack_size(scaletrace::STACK_SIZE)
             .spawn_scoped(scope, || {
                 let start = Instant::now();
                 let report = run(resolver, options);

@@ -9,14 +9,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use scaletrace::query::target;
-use scaletrace::report;
+use scaletrace::{STACK_SIZE, report};
 use scaletrace::{Workspace, WorkspaceOptions};
 
 use crate::cli::{Cli, Command, Format};
 use crate::exit_codes::Exit;
-
-/// Deep but legal Python (long `elif` chains, nested calls) recurses; give every thread room.
-const STACK_SIZE: usize = 256 * 1024 * 1024;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

@@ -1981,7 +1981,8 @@ pub fn abandon_when(flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
     ABANDON.with(|a| *a.borrow_mut() = Some(flag));
 }
 
-fn abandoned() -> bool {
+/// Whether this thread's evaluation was told to stop (see [`abandon_when`]).
+pub fn abandoned() -> bool {
     ABANDON.with(|a| a.borrow().as_ref().is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed)))
 }
 

@@ -301,7 +301,7 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
             }
             let stop = Arc::new(AtomicBool::new(false));
             let (options, holders, flag) = (options.clone(), holders.to_vec(), stop.clone());
-            let thread = std::thread::Builder::new().name("scaletrace-blocks".into()).stack_size(STACK_SIZE);
+            let thread = std::thread::Builder::new().name("scaletrace-blocks".into()).stack_size(crate::STACK_SIZE);
             if let Ok(handle) = thread.spawn_scoped(scope, move || {
                 super::interp::abandon_when(flag);
                 answer_blocks_alone(resolver, &options, holders)
@@ -322,10 +322,6 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
 
 /// Answers of the blocks on their own (see [`answer_blocks_alone`]).
 type AloneAnswers = Result<Vec<TraceReport>, String>;
-
-/// Stack of the thread that answers blocks ahead of time: deep but legal Python recurses (as
-/// the binary's own threads).
-const STACK_SIZE: usize = 256 * 1024 * 1024;
 
 /// The entry's answer, with its blocks answered on their own when a bound stopped it
 /// (`alone`: those answers if they were computed ahead of time).
@@ -518,13 +514,19 @@ fn answer_blocks_alone(
     for class in classes {
         // Built again, so that the block's evaluation has the whole budget.
         let (mut interp, _, built) = build_entry(resolver, options, Some(class))?;
+        if super::interp::abandoned() {
+            // Not needed after all (see `run`): no report is made of what was cut short.
+            return Ok(Vec::new());
+        }
         let objects: Vec<HeapId> = candidates(&interp, &built, interp.entry_object)
             .into_iter()
             .filter(|(_, c)| *c == class)
             .map(|(id, _)| id)
             .collect();
         let Some(&first) = objects.first() else { continue };
-        let mut report = answer_alone(&mut interp, options, class, &objects, first);
+        let Some(mut report) = answer_alone(&mut interp, options, class, &objects, first) else {
+            return Ok(Vec::new());
+        };
         report.alone = true;
         answers.push(report);
     }
@@ -532,13 +534,14 @@ fn answer_blocks_alone(
 }
 
 /// `forward` of every module in `objects` (instances of `class`), as if `class` were the entry.
+/// `None` when the answer turned out not to be needed while it ran (see `run`).
 fn answer_alone(
     interp: &mut Interp,
     options: &TraceOptions,
     class: ClassId,
     objects: &[HeapId],
     first: HeapId,
-) -> TraceReport {
+) -> Option<TraceReport> {
     let index = interp.index;
     let loc = Loc { file: class.file, span: index.class(class).name_range };
     let tt = interp.conds.truth();
@@ -557,8 +560,11 @@ fn answer_alone(
         let result = interp.call(&bound, args, &tt, loc);
         output.extend(&interp.conds, result);
     }
+    if super::interp::abandoned() {
+        return None;
+    }
     let block_options = TraceOptions { entry: class, methods: vec!["forward".into()], ..options.clone() };
-    answer(interp, &block_options, vec!["forward".into()], &output, None)
+    Some(answer(interp, &block_options, vec!["forward".into()], &output, None))
 }
 
 /// The classes of the modules built by the entry (`built`) that hold the value in a field of
