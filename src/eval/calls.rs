@@ -2389,7 +2389,8 @@ fn common_prefix(a: &str, b: &str) -> usize {
     a.split('.').zip(b.split('.')).take_while(|(x, y)| x == y).count()
 }
 
-/// Abstract methods and methods whose body only raises are not implementations.
+/// Abstract methods (`@abstractmethod`) are not implementations. (A method whose body only
+/// raises is one: its configurations are listed among the raises.)
 fn is_abstract(func: &crate::index::FunctionFacts) -> bool {
     func.decorators.iter().any(|d| crate::syntax::dotted_name(d).is_some_and(|n| n.ends_with("abstractmethod")))
 }
