@@ -353,12 +353,26 @@ impl Interp<'_, '_> {
         // `None` raises `TypeError` (see `getattr_g` for why only an optional one).
         let optional = callee.iter().any(|(_, v)| matches!(v, Value::Const(Constant::None)))
             && callee.iter().any(|(_, v)| matches!(v, Value::Obj(_) | Value::ExternalObj(_)));
-        for (c, v) in callee.0.clone() {
+        // A method of an object that is one of several (a quantization method chosen by the
+        // configuration), whose parameters cannot take these arguments, is not what the object
+        // is where this call runs: Python raises `TypeError` there. Only among alternatives some
+        // of which can take them (as for an unknown receiver's implementations).
+        let refused: Vec<bool> = callee
+            .iter()
+            .map(|(_, v)| match v {
+                Value::Bound(f, receiver) => {
+                    matches!(**receiver, Value::Obj(_)) && cannot_take(self.index.function(*f), &args)
+                }
+                _ => false,
+            })
+            .collect();
+        let some_taken = callee.iter().zip(&refused).any(|((_, v), refused)| !refused && matches!(v, Value::Bound(..)));
+        for (i, (c, v)) in callee.0.clone().into_iter().enumerate() {
             let c = c.and(pc);
             if !self.conds.feasible(&c) {
                 continue;
             }
-            if optional && matches!(v, Value::Const(Constant::None)) {
+            if (optional && matches!(v, Value::Const(Constant::None))) || (some_taken && refused[i]) {
                 self.raise_of(Some("TypeError"), &c, loc);
                 continue;
             }

@@ -3437,3 +3437,14 @@ fn a_decorated_implementation_is_not_judged_by_the_parameters_it_is_written_with
     let raises = json["raises"].as_array().cloned().unwrap_or_default();
     assert!(!raises.iter().any(|r| r["location"]["line"] == 41), "{}", out.stdout);
 }
+
+#[test]
+fn a_chosen_object_whose_method_cannot_take_the_call_raises_there() {
+    // `self.quant_method` is a MoE method or a linear one by a flag; `apply(layer=...,
+    // dispatch_output=...)` binds only the MoE method's. Where it is the linear one, Python
+    // raises `TypeError`: a raise, not a row of unknown scale.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.call_shapes.ChosenMethodMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let json = out.json();
+    assert!(json["raises"].as_array().unwrap().iter().any(|r| r["location"]["line"] == 68), "{}", out.stdout);
+}
