@@ -360,7 +360,7 @@ impl Interp<'_, '_> {
         let refused: Vec<bool> = callee
             .iter()
             .map(|(_, v)| match v {
-                Value::Bound(f, receiver) => {
+                Value::Bound(f, receiver) if callee.0.len() > 1 => {
                     matches!(**receiver, Value::Obj(_)) && cannot_take(self.index.function(*f), &args)
                 }
                 _ => false,
