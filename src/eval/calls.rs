@@ -354,19 +354,24 @@ impl Interp<'_, '_> {
         let optional = callee.iter().any(|(_, v)| matches!(v, Value::Const(Constant::None)))
             && callee.iter().any(|(_, v)| matches!(v, Value::Obj(_) | Value::ExternalObj(_)));
         // A method of an object that is one of several (a quantization method chosen by the
-        // configuration), whose parameters cannot take these arguments, is not what the object
-        // is where this call runs: Python raises `TypeError` there. Only among alternatives some
-        // of which can take them (as for an unknown receiver's implementations).
+        // configuration), or a function that is one of several (a kernel looked up in a table
+        // by a configured key), whose parameters cannot take these arguments, is not what is
+        // called where this call runs: Python raises `TypeError` there. Only among alternatives
+        // some of which can take them (as for an unknown receiver's implementations).
         let refused: Vec<bool> = callee
             .iter()
             .map(|(_, v)| match v {
                 Value::Bound(f, receiver) if callee.0.len() > 1 => {
                     matches!(**receiver, Value::Obj(_)) && cannot_take(self.index.function(*f), &args)
                 }
+                Value::Func(f) if callee.0.len() > 1 => cannot_take(self.index.function(*f), &args),
                 _ => false,
             })
             .collect();
-        let some_taken = callee.iter().zip(&refused).any(|((_, v), refused)| !refused && matches!(v, Value::Bound(..)));
+        let some_taken = callee
+            .iter()
+            .zip(&refused)
+            .any(|((_, v), refused)| !refused && matches!(v, Value::Bound(..) | Value::Func(_)));
         for (i, (c, v)) in callee.0.clone().into_iter().enumerate() {
             let c = c.and(pc);
             if !self.conds.feasible(&c) {

@@ -3448,3 +3448,18 @@ fn a_chosen_object_whose_method_cannot_take_the_call_raises_there() {
     let json = out.json();
     assert!(json["raises"].as_array().unwrap().iter().any(|r| r["location"]["line"] == 68), "{}", out.stdout);
 }
+
+#[test]
+fn a_kernel_from_a_table_that_cannot_take_the_call_is_no_configuration() {
+    // `KERNELS[self.kind](x, factor)`: the "biased" kernel needs a third argument, so with that
+    // key Python raises `TypeError`. Evaluated with `bias` unknown, it read TWICE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.table_call_shapes.TableKeyedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let json = out.json();
+    let raises = json["raises"].as_array().unwrap();
+    assert!(
+        raises.iter().any(|r| r["source"].as_str().unwrap().ends_with("(hidden_states, self.routed_scaling_factor)")),
+        "{}",
+        out.stdout
+    );
+}
