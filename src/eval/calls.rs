@@ -357,7 +357,11 @@ impl Interp<'_, '_> {
         // configuration), or a function that is one of several (a kernel looked up in a table
         // by a configured key), whose parameters cannot take these arguments, is not what is
         // called where this call runs: Python raises `TypeError` there. Only among alternatives
-        // some of which can take them (as for an unknown receiver's implementations).
+        // some of which can take them: a call of one known function, or of several none of which
+        // can take it, is evaluated as it is. (An unknown receiver's implementations are each
+        // judged on their own, `dispatch_unknown`: none taking the call is a crash of the code,
+        // as SGLang 0.5.4.post3's mooncake `combine_b(*inner_state)`, four items for three
+        // parameters.)
         let refused: Vec<bool> = callee
             .iter()
             .map(|(_, v)| match v {
