@@ -1842,18 +1842,34 @@ impl<'r, 'a> Interp<'r, 'a> {
             if !self.is_enum(class) {
                 continue;
             }
-            let mut members = Vec::new();
-            for binding in &self.index.class(class).body {
-                let BindingKind::Value { value: Some(expr) } = &binding.kind else { continue };
-                if is_enum_auto(expr) {
-                    members.push(self.enum_auto_value(class, &binding.name));
-                } else if let Some(c) = crate::syntax::constant(self.enum_value_expr(class, expr)) {
-                    members.push(c);
-                }
-            }
+            let members = self.enum_members_of(class).into_iter().flatten().collect();
             out.push((class, members));
         }
         out
+    }
+
+    /// The values of the members of enum `class`, in the order written, `None` for a member
+    /// whose value is not a constant.
+    fn enum_members_of(&self, class: ClassId) -> Vec<Option<Constant>> {
+        let mut members = Vec::new();
+        for binding in &self.index.class(class).body {
+            let BindingKind::Value { value: Some(expr) } = &binding.kind else { continue };
+            if is_enum_auto(expr) {
+                members.push(Some(self.enum_auto_value(class, &binding.name)));
+            } else {
+                members.push(crate::syntax::constant(self.enum_value_expr(class, expr)));
+            }
+        }
+        members
+    }
+
+    /// Every member of enum `class` of the tree, in order (iterating the class), when each
+    /// one's value is a constant.
+    pub fn enum_iteration(&self, class: ClassId) -> Option<Vec<Constant>> {
+        if !self.is_enum(class) {
+            return None;
+        }
+        self.enum_members_of(class).into_iter().collect()
     }
 
     /// The values of the members of enum `class` (empty when it is not an enum of the tree).

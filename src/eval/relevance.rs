@@ -265,10 +265,13 @@ impl Interp<'_, '_> {
         }
         // A method of a known enum member with known arguments (`MoeA2ABackend.DEEPEP
         // .is_mori_epv2()`, or the backend `--assume` fixed) computes structure: cheaper
-        // evaluated than named, and exact.
+        // evaluated than named, and exact. So does a class method of an enum with known
+        // arguments (`MoEActivation.from_str("silu")`, a lookup among the members): named, it
+        // would be a free member, every other member a configuration.
         let known_member = match receiver {
             Some(Value::Const(c)) => !matches!(c, crate::syntax::Constant::None),
             Some(Value::Sym(s)) => self.is_assumed_constant(*s),
+            Some(Value::Class(c)) => self.is_enum(*c),
             _ => false,
         };
         if known_member && args.all_values().all(|g| g.iter().all(|(_, v)| matches!(v, Value::Const(_)))) {

@@ -362,6 +362,10 @@ impl Interp<'_, '_> {
                     ObjKind::List(items) => items.clone(),
                     _ => return None,
                 },
+                // An enum class iterates over its members (a member is its value).
+                Value::Class(class) => {
+                    self.enum_iteration(*class)?.into_iter().map(|m| G::under(*c, Value::Const(m))).collect()
+                }
                 _ => return None,
             };
             if items.len() > MAX_UNROLLED {

@@ -3463,3 +3463,17 @@ fn a_kernel_from_a_table_that_cannot_take_the_call_is_no_configuration() {
         out.stdout
     );
 }
+
+#[test]
+fn an_enum_parsed_from_a_known_string_is_that_member() {
+    // `Act.from_str(activation)` with the default `"silu"`: a class method looking the string
+    // up among the enum's members. Named by the call, its member was free, and the GELU kernel
+    // that scales inside made a TWICE row that no configuration has.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.parsed_member.ParsedActivationMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["rows"].as_array().unwrap().len(), 1, "{}", out.stdout);
+    // Parsed from an alias of GELU, it is GELU: twice in every configuration.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.parsed_member.GeluParsedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(out.json()["rows"].as_array().unwrap().len(), 1, "{}", out.stdout);
+}
