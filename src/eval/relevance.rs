@@ -732,19 +732,30 @@ impl Interp<'_, '_> {
     /// Whether every `return` of `func` gives a string or number literal, `None` or a member of
     /// an enum of the tree, at least one of them a string or a member (a key such as a platform
     /// or backend name: `return MoeRunnerBackend.TRITON`), directly or through a local (see
-    /// `literal_key`).
+    /// `literal_key`); or the answer of a call of a classifier (a property `return
+    /// get_routing_method_type(scoring_func=self.scoring_func, ...)`): its keys are the
+    /// classifier's, and named by the call they would be a free value.
     pub(super) fn is_classifier(&mut self, func: FuncId) -> bool {
         if let Some(&known) = self.relevance.classifiers.get(&func) {
             return known;
         }
+        // Not one while it is being decided (classifiers that call each other).
+        self.relevance.classifiers.insert(func, false);
         let scope = self.resolver.local_scope(func);
         let ctx = Ctx::function(func);
         let mut keys = 0;
         let mut all_keyed = !scope.returns.is_empty();
         for ret in scope.returns.iter() {
-            match ret.value.as_deref().map(|value| self.literal_key(&ctx, &scope, value, 0)) {
-                Some(Some(key)) => keys += usize::from(key),
-                _ => all_keyed = false,
+            let key = match ret.value.as_deref() {
+                Some(value) => match self.literal_key(&ctx, &scope, value, 0) {
+                    Some(key) => Some(key),
+                    None => self.classifier_call(&ctx, value).then_some(true),
+                },
+                None => None,
+            };
+            match key {
+                Some(key) => keys += usize::from(key),
+                None => all_keyed = false,
             }
             if !all_keyed {
                 break;
@@ -753,6 +764,22 @@ impl Interp<'_, '_> {
         let found = all_keyed && keys > 0;
         self.relevance.classifiers.insert(func, found);
         found
+    }
+
+    /// Whether `expr` is a call of a function (or method) the resolver finds, every one of
+    /// which is a classifier.
+    fn classifier_call(&mut self, ctx: &Ctx, expr: &Expr) -> bool {
+        let Expr::Call(call) = expr else { return false };
+        let callees: Vec<FuncId> = self
+            .resolver
+            .resolve(ctx, &call.func)
+            .iter()
+            .filter_map(|found| match found.def {
+                Def::Function(f) | Def::BoundMethod { func: f, .. } => Some(f),
+                _ => None,
+            })
+            .collect();
+        !callees.is_empty() && callees.into_iter().all(|f| self.is_classifier(f))
     }
 
     /// Whether `expr` gives a literal: `Some(true)` for a key (a string literal or an enum

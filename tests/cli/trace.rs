@@ -3477,3 +3477,27 @@ fn an_enum_parsed_from_a_known_string_is_that_member() {
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(out.json()["rows"].as_array().unwrap().len(), 1, "{}", out.stdout);
 }
+
+#[test]
+fn a_property_returning_a_classifiers_answer_keeps_its_keys() {
+    // `router.routing_type` returns `routing_type_of(...)`, whose every return is an enum
+    // member. Its five answers were one free symbol "what the property returned", unrelated to
+    // the scoring function, bias and renormalization it decides on: a TWICE and a NEVER row that
+    // no configuration has.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.forwarded_classifier.ForwardedClassifierMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    // Compensating on a condition that forgets `renormalize`: twice exactly there.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.forwarded_classifier.ForgottenRenormMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    let json = out.json();
+    let twice: Vec<_> = json["rows"].as_array().unwrap().iter().filter(|r| r["exponent"] == 2).collect();
+    assert_eq!(twice.len(), 1, "{}", out.stdout);
+    let atoms: Vec<String> = twice[0]["conditions"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| format!("{}={}", l["atom"].as_str().unwrap(), l["value"]))
+        .collect();
+    assert!(atoms.iter().any(|a| a == "config.renormalize=true"), "{atoms:?}");
+    assert!(!atoms.iter().any(|a| a.contains("routing_type")), "{atoms:?}");
+}
