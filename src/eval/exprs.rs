@@ -759,6 +759,7 @@ impl Interp<'_, '_> {
                     for (c, v) in item.0.clone() {
                         let eq = match &v {
                             Value::Const(k) => self.equals_atom(*s, k),
+                            Value::External(_) => self.membership_atom(left, left_text, right_text),
                             other => self.compare_values(left, Eq, other, left_text, right_text, loc),
                         };
                         any = any.or(&c.and(&eq));
@@ -772,6 +773,7 @@ impl Interp<'_, '_> {
                     for (c, v) in item.0.clone() {
                         let eq = match &v {
                             Value::Const(b) => self.conds.constant(consts_equal(a, b)),
+                            Value::External(_) => self.membership_atom(left, left_text, right_text),
                             other => self.compare_values(left, Eq, other, left_text, right_text, loc),
                         };
                         any = any.or(&c.and(&eq));
@@ -874,6 +876,16 @@ impl Interp<'_, '_> {
             }
         }
         if negated { holds.not() } else { holds }
+    }
+
+    /// `value in items` for the items that are names from outside the tree (`dtype in
+    /// [torch.bfloat16, torch.float32]`): one atom, named by the whole test. (Named by each
+    /// item's equality with the items' text, it read `dtype == [torch.bfloat16, torch.float32]`.)
+    fn membership_atom(&mut self, value: &Value, value_text: &str, items_text: &str) -> Cond {
+        let text = format!("{} in {items_text}", self.value_label(value, value_text));
+        let holds = self.atom(AtomKey::Test(text.clone()), || text);
+        self.note_iteration_test(&holds, &[value]);
+        holds
     }
 
     /// `sym == constant`, or the assumed truth of it.

@@ -3501,3 +3501,17 @@ fn a_property_returning_a_classifiers_answer_keeps_its_keys() {
     assert!(atoms.iter().any(|a| a == "config.renormalize=true"), "{atoms:?}");
     assert!(!atoms.iter().any(|a| a.contains("routing_type")), "{atoms:?}");
 }
+
+#[test]
+fn membership_among_outside_names_reads_as_membership() {
+    // `dtype in [torch.bfloat16, torch.float32]` is one atom; it read `dtype == [torch.bfloat16,
+    // torch.float32]`, an equality with a list that no configuration can satisfy as written.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.dtype_membership.DtypeMembershipMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    let json = out.json();
+    let twice = json["rows"].as_array().unwrap().iter().find(|r| r["exponent"] == 2).expect("a TWICE row");
+    let atoms: Vec<&str> =
+        twice["conditions"][0].as_array().unwrap().iter().map(|l| l["atom"].as_str().unwrap()).collect();
+    assert!(atoms.contains(&"config.router_logits_dtype in [torch.bfloat16, torch.float32]"), "{atoms:?}");
+    assert!(!out.stdout.contains("== [torch."), "{}", out.stdout);
+}
