@@ -1794,24 +1794,48 @@ impl Interp<'_, '_> {
         if args.has_data() || args.splats.is_empty() {
             return args;
         }
-        let mut keywords = Vec::new();
+        let mut expanded = self.with_splatted_entries(args.clone());
+        if !expanded.keywords.iter().any(|(_, a)| a.value.iter().any(|(_, v)| matches!(v, Value::Num(_)))) {
+            return args;
+        }
+        expanded.splats.clear();
+        expanded
+    }
+
+    /// `args` with the entries of the dicts it splats as keywords, whatever they hold (a
+    /// kernel handed `**kwargs` built with `dict(..., routed_scaling_factor=...)` is handed
+    /// those keywords, and its model finds the factor among them). An entry present only in
+    /// some configurations is handed where it is, and `None` elsewhere. Entries of a splat that
+    /// may be something else than a dict the evaluation built are not known: that splat stays.
+    pub fn with_splatted_entries(&self, args: Args) -> Args {
+        if args.splats.is_empty() {
+            return args;
+        }
+        let mut keywords: Vec<(Name, Arg)> = Vec::new();
+        let mut kept = Vec::new();
         for splat in &args.splats {
-            for (key, mut value, c) in self.splatted_entries(splat).0 {
+            let (entries, unknown) = self.splatted_entries(splat);
+            if unknown {
+                kept.push(splat.clone());
+                continue;
+            }
+            for (key, mut value, c) in entries {
                 if args.keywords.iter().any(|(k, _)| k.as_str() == &*key) {
                     continue;
                 }
                 // Absent where the entry is not set: handed nothing there.
                 let gap = c.and(&value.coverage(&self.conds).not());
                 value.push(&self.conds, gap, Value::none());
-                keywords.push((Name::new(&*key), Arg { value, loc: None }));
+                // The same key from another dict the splat may be: one keyword.
+                match keywords.iter_mut().find(|(k, _)| k.as_str() == &*key) {
+                    Some((_, arg)) => arg.value.extend(&self.conds, value),
+                    None => keywords.push((Name::new(&*key), Arg { value, loc: None })),
+                }
             }
-        }
-        if !keywords.iter().any(|(_, a)| a.value.iter().any(|(_, v)| matches!(v, Value::Num(_)))) {
-            return args;
         }
         let mut expanded = args;
         expanded.keywords.extend(keywords);
-        expanded.splats.clear();
+        expanded.splats = kept;
         expanded
     }
 

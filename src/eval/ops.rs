@@ -949,7 +949,9 @@ impl Interp<'_, '_> {
     /// A callee outside the tree. Data passed to it comes back as data whose scale combines
     /// the scales passed in; the traced value passed to it is a delegated application unless a
     /// kernel model says otherwise.
-    pub fn call_external(&mut self, path: &str, receiver: Option<Value>, mut args: Args, pc: &Cond, loc: Loc) -> G {
+    pub fn call_external(&mut self, path: &str, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
+        // `kernel(**kwargs)` with `kwargs` a dict built here: Python hands the kernel its entries.
+        let mut args = self.with_splatted_entries(args);
         // `torch.sum(x, dim=1, out=out)`: the result lands in `out` (torch's convention for
         // every operator), whose own contents do not take part. A kernel model that names its
         // output argument says where instead.

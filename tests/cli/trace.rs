@@ -3515,3 +3515,16 @@ fn membership_among_outside_names_reads_as_membership() {
     assert!(atoms.contains(&"config.router_logits_dtype in [torch.bfloat16, torch.float32]"), "{atoms:?}");
     assert!(!out.stdout.contains("== [torch."), "{}", out.stdout);
 }
+
+#[test]
+fn a_kernel_handed_a_dict_of_keywords_is_handed_its_entries() {
+    // `kernel(**kwargs)` with `kwargs = dict(..., routed_scaling_factor=...)`: the kernel is
+    // handed the factor, and its model applies it. The dict was not opened for a callee outside
+    // the tree: its result was no data at all (UNKNOWN), and in vLLM 0.24's FP8 experts a NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.kernel_kwargs.KwargsKernelMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.stdout.contains("delegated"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.kernel_kwargs.KwargsKernelScaledAgainMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(out.json()["rows"].as_array().unwrap().len(), 1, "{}", out.stdout);
+}
