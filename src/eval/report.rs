@@ -89,6 +89,11 @@ pub struct TraceReport {
     /// A step or decision-diagram bound stopped the evaluation before the end.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub stopped: bool,
+    /// A bound stopped the evaluation or widened conditions (or atoms ran out): every row is
+    /// provisional — it shows what was found, under conditions that may be wider than the
+    /// configurations that reach it — and the verdict is UNKNOWN.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub provisional: bool,
     /// A block answered on its own, because a bound stopped the entry before it answered:
     /// built as the entry builds it, its `forward` run on unscaled data of its own. What the
     /// entry does around it (calling it or not, scaling its input or output) is not seen.
@@ -1321,6 +1326,7 @@ fn answer(
         unresolved,
         bounds,
         stopped,
+        provisional: budget_spent,
         alone: false,
         never_read: !interp.hops.iter().any(|h| h.kind == super::trace::HopKind::Origin),
         raises,

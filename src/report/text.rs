@@ -401,6 +401,14 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
     if bad > 0 {
         let _ = writeln!(out, "  {} of {} groups of configurations are not ONCE", bad, report.rows.len());
     }
+    // Rows found by an evaluation a bound stopped or widened are not an answer: say so before
+    // a reader takes a row's "when" for the configurations that reach it.
+    if report.provisional && report.rows.iter().any(|r| r.outcome.verdict != Verdict::Unknown) {
+        let _ = writeln!(
+            out,
+            "  every row is provisional: a bound stopped or widened the evaluation (see bounds hit); a row shows what was found, under conditions that may be wider than the configurations that reach it"
+        );
+    }
     // The headline may rest on rows an application may be missing from: say so up front.
     let cut = report.rows.iter().filter(|r| r.cut_at_bound).count();
     if cut > 0 {

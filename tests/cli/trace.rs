@@ -3528,3 +3528,22 @@ fn a_kernel_handed_a_dict_of_keywords_is_handed_its_entries() {
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(out.json()["rows"].as_array().unwrap().len(), 1, "{}", out.stdout);
 }
+
+#[test]
+fn rows_of_an_evaluation_a_bound_stopped_are_said_to_be_provisional() {
+    // The fast path's row is found before the step budget runs out in the slow path's tail:
+    // the row is shown, and said to be provisional up front (its "when" may be wider than the
+    // configurations that reach it), in the text and in the JSON.
+    let args =
+        ["trace", "routed_scaling_factor", "--max-steps", "30", "--entry", "gate.stopped_early.EarlyAnsweredMoE"];
+    let out = run(&fixture("trace/router"), &args);
+    assert!(out.stdout.contains("every row is provisional"), "{}", out.stdout);
+    let json = run(&fixture("trace/router"), &[&args[..], &["--format", "json"]].concat()).json();
+    assert_eq!(json["provisional"], true, "{json}");
+    assert!(json["rows"].as_array().unwrap().iter().any(|r| r["verdict"] == "ONCE"), "{json}");
+    // With the budget it needs: ONCE, and nothing provisional.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.stopped_early.EarlyAnsweredMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(!out.stdout.contains("provisional"), "{}", out.stdout);
+    assert!(out.json().get("provisional").is_none(), "{}", out.stdout);
+}
