@@ -253,6 +253,20 @@ impl Interp<'_, '_> {
                         _ => return self.anon(pc, loc),
                     }
                 }
+                // `dict(**base, k=v)`: the entries of the dicts splatted in, each where the splat
+                // is that dict; one that may be something else makes the dict not known.
+                if args.unknown_star {
+                    return self.anon(pc, loc);
+                }
+                for splat in &args.splats {
+                    let (splatted, unknown) = self.splatted_entries(splat);
+                    if unknown {
+                        return self.anon(pc, loc);
+                    }
+                    for (key, value, c) in splatted {
+                        super::exprs::set_entry(&mut entries, &key, value, self, &c);
+                    }
+                }
                 for (key, a) in &args.keywords {
                     super::exprs::set_entry(&mut entries, key.as_str(), a.value.clone(), self, pc);
                 }

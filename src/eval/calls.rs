@@ -1764,7 +1764,7 @@ impl Interp<'_, '_> {
     /// The entries of the dicts a `**splat` may be, each restricted to where the splat is that
     /// dict (with that condition), and whether it may also be something else (not a dict the
     /// evaluation built).
-    fn splatted_entries(&self, splat: &G) -> (Vec<(Rc<str>, G, Cond)>, bool) {
+    pub(super) fn splatted_entries(&self, splat: &G) -> (Vec<(Rc<str>, G, Cond)>, bool) {
         let mut entries = Vec::new();
         let mut unknown = false;
         for (c, v) in splat.iter() {

@@ -3527,6 +3527,10 @@ fn a_kernel_handed_a_dict_of_keywords_is_handed_its_entries() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.kernel_kwargs.KwargsKernelScaledAgainMoE"]);
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(out.json()["rows"].as_array().unwrap().len(), 1, "{}", out.stdout);
+    // `dict(**routed_kwargs, do_finalize=False)` holds the entries of `routed_kwargs`: built
+    // without them, the kernel was handed no factor, a false NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.kernel_kwargs.DeferredKwargsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
 }
 
 #[test]
