@@ -482,6 +482,10 @@ impl G {
         if self.0.len() <= MAX_ALTERNATIVES {
             return (self, None);
         }
+        self = self.merged_tuples(conds);
+        if self.0.len() <= MAX_ALTERNATIVES {
+            return (self, None);
+        }
         let rest: Vec<(Cond, Value)> = self.0.split_off(MAX_ALTERNATIVES - 1);
         let mut any = conds.falsity();
         let mut scaled = false;
@@ -516,6 +520,54 @@ impl G {
             self.0[j] = (self.0[j].0.or(&c), merged);
         }
         self
+    }
+
+    /// Tuples of one length merged into one tuple whose items are the alternatives of each
+    /// position, under the conditions of their tuples: `(backend, kernel_class)` chosen among
+    /// forty-nine pairs is a choice of backend and a choice of class, each of a few values.
+    /// Exact, since alternatives hold under disjoint conditions and a tuple is read by its
+    /// items: where a pair held, each item is its own. Used only where alternatives would be
+    /// cut; an item that has more alternatives than kept is cut (and reported) where it is
+    /// bound to a name or an attribute.
+    fn merged_tuples(self, conds: &Conds) -> G {
+        let len_of = |v: &Value| match v {
+            Value::Tuple(items) => Some(items.len()),
+            _ => None,
+        };
+        // The length most tuples have.
+        let mut lengths: Vec<usize> = self.0.iter().filter_map(|(_, v)| len_of(v)).collect();
+        lengths.sort_unstable();
+        let Some(len) = lengths.chunk_by(|a, b| a == b).max_by_key(|run| run.len()).map(|run| run[0]) else {
+            return self;
+        };
+        if lengths.iter().filter(|&&l| l == len).count() < 2 {
+            return self;
+        }
+        let mut items: Vec<G> = vec![G::empty(); len];
+        // The merged tuple goes where the first one was (the `None` below), under the condition
+        // where any of them held.
+        let mut placed = false;
+        let mut held = conds.falsity();
+        let mut out: Vec<(Cond, Option<Value>)> = Vec::new();
+        for (c, v) in self.0 {
+            match &v {
+                Value::Tuple(tuple) if tuple.len() == len => {
+                    for (merged, item) in items.iter_mut().zip(tuple.iter()) {
+                        for (ci, vi) in item.iter() {
+                            merged.push(conds, c.and(ci), vi.clone());
+                        }
+                    }
+                    held = held.or(&c);
+                    if !placed {
+                        placed = true;
+                        out.push((c, None));
+                    }
+                }
+                _ => out.push((c, Some(v))),
+            }
+        }
+        let merged = Value::Tuple(Rc::new(items));
+        G(out.into_iter().map(|(c, v)| v.map_or_else(|| (held, merged.clone()), |v| (c, v))).collect())
     }
 
     /// The same alternatives, in the same order, under the same conditions.

@@ -3551,3 +3551,19 @@ fn rows_of_an_evaluation_a_bound_stopped_are_said_to_be_provisional() {
     assert!(!out.stdout.contains("provisional"), "{}", out.stdout);
     assert!(out.json().get("provisional").is_none(), "{}", out.stdout);
 }
+
+#[test]
+fn pairs_past_the_alternatives_bound_are_kept_item_by_item() {
+    // `backend, kernel_cls = select_backend(config, self)`: one of 26 `(backend, class)` pairs,
+    // more than the alternatives kept. Cut, the last pairs were an unknown value and their
+    // configurations UNKNOWN rows; merged item by item (13 backends, 2 classes), every pair is
+    // known.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.backend_pairs.BackendPairsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(!out.stdout.contains("more alternatives than kept"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.backend_pairs.AlwaysScaledPairsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    let rows = out.json()["rows"].as_array().unwrap().clone();
+    assert_eq!(rows.len(), 2, "{}", out.stdout);
+    assert!(rows.iter().all(|r| r["verdict"] != "UNKNOWN"), "{}", out.stdout);
+}
