@@ -8,8 +8,8 @@
 //! - its code mentions the value's name, or calls (as far as resolution can tell) code that
 //!   does — that covers flags such as `should_fuse_routed_scaling_factor_in_topk` and reads of
 //!   `config.routed_scaling_factor`;
-//! - it is a factory (returns classes or functions, or builds one of several classes), since
-//!   structure decides what runs later;
+//! - it is a factory (returns classes or functions, or builds one of several classes, or
+//!   `None`), since structure decides what runs later;
 //! - it is a one-line predicate (`return self == Backend.DEEPEP`, `return getattr(layer, "flag",
 //!   False)`, `return True`), a `-> bool` function returning one fact of a parameter
 //!   (`def is_supported(cls, config) -> bool: return config.fast_ok`), or a small `-> bool`
@@ -869,13 +869,14 @@ impl Interp<'_, '_> {
         }
     }
 
-    /// Whether every `return` of `func` (at least one) builds an object of a class of the tree.
+    /// Whether every `return` of `func` builds an object of a class of the tree, or gives
+    /// `None` (at least one builds).
     fn builds_record(&mut self, func: FuncId) -> bool {
         self.classes_every_return_builds(func) >= 1
     }
 
-    /// How many classes of the tree `func`'s `return`s build when every one of them (at least
-    /// one) builds an object of a class of the tree; 0 otherwise.
+    /// How many classes of the tree `func`'s `return`s build when every one of them builds an
+    /// object of a class of the tree or gives `None` (at least one builds); 0 otherwise.
     fn classes_every_return_builds(&mut self, func: FuncId) -> usize {
         if let Some(&known) = self.relevance.record_builders.get(&func) {
             return known;
@@ -883,11 +884,13 @@ impl Interp<'_, '_> {
         let scope = self.resolver.local_scope(func);
         let ctx = Ctx::function(func);
         let mut built = FxHashSet::default();
+        // (`return None` where nothing applies, as a quantization config's `get_quant_method`
+        // does for layers it does not quantize, still leaves the choice to the others.)
         let all_build = !scope.returns.is_empty()
-            && scope
-                .returns
-                .iter()
-                .all(|ret| ret.value.as_deref().is_some_and(|value| self.constructed_classes(&ctx, value, &mut built)));
+            && scope.returns.iter().all(|ret| match ret.value.as_deref() {
+                None | Some(Expr::NoneLiteral(_)) => true,
+                Some(value) => self.constructed_classes(&ctx, value, &mut built),
+            });
         let count = if all_build { built.len() } else { 0 };
         self.relevance.record_builders.insert(func, count);
         count

@@ -3567,3 +3567,21 @@ fn pairs_past_the_alternatives_bound_are_kept_item_by_item() {
     assert_eq!(rows.len(), 2, "{}", out.stdout);
     assert!(rows.iter().all(|r| r["verdict"] != "UNKNOWN"), "{}", out.stdout);
 }
+
+#[test]
+fn a_factory_that_may_return_none_is_evaluated() {
+    // `get_quant_method` builds a linear method, an experts' method, or returns `None`: a
+    // factory all the same. Named by the call instead, its result was any subclass of the
+    // declared method class, and the linear method's made a false NEVER row.
+    let (code, verdict, out) = trace(
+        "trace/router",
+        &[
+            "--entry",
+            "gate.quant_choice.QuantChoiceMoE",
+            "--assume",
+            "quant_config=gate.quant_choice.ExpertsOnlyConfig",
+        ],
+    );
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["rows"].as_array().unwrap().len(), 1, "{}", out.stdout);
+}
