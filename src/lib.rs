@@ -18,8 +18,8 @@ pub mod syntax;
 pub mod workspace;
 
 pub use diagnostics::{Diagnostic, DiagnosticKind};
+pub use workspace::{Workspace, WorkspaceOptions};
 
 /// Stack of every thread that evaluates or resolves: deep but legal Python (long `elif` chains,
 /// nested calls) recurses.
 pub const STACK_SIZE: usize = 256 * 1024 * 1024;
-pub use workspace::{Workspace, WorkspaceOptions};
