@@ -250,11 +250,14 @@ pub struct Conds {
     /// Atoms that could not be created because of [`MAX_ATOMS`].
     pub overflowed: bool,
     /// For an atom of an "exactly one of these" group, the condition "this one and none of the
-    /// others". The same function as the atom wherever the constraints hold, and the form that
-    /// keeps diagrams small: a choice among `n` classes made before what each class then tests
+    /// group's atoms before it (in the diagrams' order)": the first of them that holds. The
+    /// same function as the atom wherever the constraints hold, and the form that keeps
+    /// diagrams small: a choice among `n` classes made before what each class then tests
     /// (`quant_config is X and X's own tests`, `or`-ed over the classes) is a diagram of size
     /// exponential in `n` over the bare atoms (ordered first, each may be true with any other),
-    /// and about `n * n` nodes plus the tests over these.
+    /// about `n * n / 2` nodes plus the tests over these with "this one and none of the others"
+    /// (each choice then tests every later atom too), and a chain of `n` with the first.
+    /// Choices exclude each other either way: two atoms' forms never hold together.
     one_hot: FxHashMap<usize, Cond>,
     /// The [`AtomKey::PerProgram`] atoms, by variable.
     per_program: rustc_hash::FxHashSet<u32>,
@@ -419,8 +422,8 @@ impl Conds {
     }
 
     /// Adds "exactly one of these holds" (for an object whose class is one of several, an
-    /// enum-typed value's member). From then on each of these atoms reads as "this one and
-    /// none of the others" (see `one_hot`).
+    /// enum-typed value's member). From then on each of these atoms reads as the first of
+    /// them that holds (see `one_hot`).
     pub fn exactly_one(&mut self, sym: SymId, conds: &[Cond]) {
         let mut any = self.falsity();
         for c in conds {
@@ -433,8 +436,8 @@ impl Conds {
     }
 
     /// Atoms of which at most one holds (a constraint already in place), made together: from
-    /// now on each reads as "this one and none of the others" (see the field `one_hot`). Atoms
-    /// that already read so keep their form.
+    /// now on each reads as "this one and none of the group's atoms before it" (see the field
+    /// `one_hot`). Atoms that already read so keep their form.
     pub fn one_hot(&mut self, conds: &[Cond]) {
         let vars: Vec<usize> =
             conds.iter().filter_map(|c| self.as_literal(c)).filter(|(_, holds)| *holds).map(|(v, _)| v).collect();
@@ -445,11 +448,11 @@ impl Conds {
             if self.one_hot.contains_key(&var) {
                 continue;
             }
-            let mut minterm = Self::var(var);
-            for &other in vars.iter().filter(|o| **o != var) {
-                minterm = minterm.and(&Self::var(other).not());
+            let mut first = Self::var(var);
+            for &other in vars.iter().filter(|o| **o < var) {
+                first = first.and(&Self::var(other).not());
             }
-            self.one_hot.insert(var, minterm);
+            self.one_hot.insert(var, first);
         }
     }
 
@@ -1193,8 +1196,9 @@ pub fn constant_truthy(c: &Constant) -> bool {
 mod tests {
     use super::*;
 
-    /// A choice among `n` made before what each choice then tests: read as "this one and no
-    /// other", the `or` over the choices is a chain per choice, not a node per subset.
+    /// A choice among `n` made before what each choice then tests: read as "the first that
+    /// holds", the `or` over the choices is one chain through the choices (a node per choice
+    /// and its test), not a chain per choice nor a node per subset.
     #[test]
     fn a_choice_made_first_keeps_its_diagrams_small() {
         let mut conds = Conds::default();
@@ -1211,7 +1215,7 @@ mod tests {
             any = any.or(&picked.and(&test));
         }
         assert_eq!(approximated(), before, "an operation was too large and approximated");
-        assert!(size(&any) < (n * n * 2) as usize, "{} nodes", size(&any));
+        assert!(size(&any) <= (2 * n + 1) as usize, "{} nodes", size(&any));
         // Printed without the other choices it rules out.
         let third = choice(&mut conds, 3);
         let y3 = conds.atom(AtomKey::Test("y3".into()), || "y3".into());
