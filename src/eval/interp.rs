@@ -241,6 +241,10 @@ pub struct Interp<'r, 'a> {
     pub kernels: KernelModels,
     globals: FxHashMap<(FileId, Name), G>,
     globals_in_progress: FxHashSet<(FileId, Name)>,
+    /// Where a module global is not bound: every binding of it is under a guard
+    /// (`if is_flex_available(): from .flex import make_mask`) and none holds. Only globals
+    /// with such a place are here.
+    global_unbound: FxHashMap<(FileId, Name), Cond>,
     class_attrs: FxHashMap<(ClassId, Name), G>,
     /// Module-level `Class.attr = value` statements by the class and attribute they set (built
     /// on first use): (file, index into its `module_attr_assigns`).
@@ -488,6 +492,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             globals: FxHashMap::default(),
             namespaces: Default::default(),
             globals_in_progress: FxHashSet::default(),
+            global_unbound: FxHashMap::default(),
             class_attrs: FxHashMap::default(),
             class_attr_assigns: None,
             import_position: None,
@@ -1179,6 +1184,15 @@ impl<'r, 'a> Interp<'r, 'a> {
             return g;
         }
         let g = self.global(frame.file, name, loc);
+        // Where no binding's guard holds, Python raises `NameError` (a function of the
+        // flex-attention path called where the import that defines it did not run): those
+        // configurations end there, they are not configurations the output lost.
+        if let Some(unbound) = self.global_unbound.get(&(frame.file, Name::new(name))) {
+            let unbound = pc.and(unbound);
+            if self.conds.feasible(&unbound) {
+                self.raise_of(Some("NameError"), &unbound, loc);
+            }
+        }
         g.restrict(&self.conds, pc)
     }
 
@@ -1260,12 +1274,17 @@ impl<'r, 'a> Interp<'r, 'a> {
             return G::one(&self.conds, Value::unknown(format!("`{name}` is not defined in {module}")));
         }
         // Later bindings win where their guards hold (a module runs top to bottom).
+        let mut bound = self.conds.falsity();
         for binding in &bindings {
             let guard = self.module_guard(file, &binding.guards);
+            bound = bound.or(&guard);
             let value = self.binding_value(file, binding, loc);
             let mut merged = value.restrict(&self.conds, &guard);
             merged.extend(&self.conds, out.restrict(&self.conds, &guard.not()));
             out = merged;
+        }
+        if !bound.is_true() {
+            self.global_unbound.insert((file, Name::new(name)), bound.not());
         }
         // A value that depends on the outside world is one named symbol; so is a global that
         // starts as a constant and that a function of the module sets (`global _TP`, a flag a
@@ -1294,6 +1313,10 @@ impl<'r, 'a> Interp<'r, 'a> {
                     self.atom(AtomKey::Test(format!("{kind} {text} @{}:{}", file.as_u32(), guard.range.start)), || {
                         format!("{kind} {text}")
                     })
+                }
+                // Imports for type checkers only never run.
+                _ if matches!(self.text(loc).as_str(), "TYPE_CHECKING" | "typing.TYPE_CHECKING") => {
+                    self.conds.constant(guard.kind != GuardKind::IfTrue)
                 }
                 _ => {
                     let module = self.index.file(file).ast();

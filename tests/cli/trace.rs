@@ -3585,3 +3585,21 @@ fn a_factory_that_may_return_none_is_evaluated() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(out.json()["rows"].as_array().unwrap().len(), 1, "{}", out.stdout);
 }
+
+#[test]
+fn a_name_imported_under_a_guard_that_fails_raises_name_error() {
+    // `if flex_available(): from gate.flex_helpers import flex_prepare`, then `flex_prepare(x)`
+    // on the flex path: where the check fails, Python raises `NameError` there. Read as the
+    // configurations where the name is bound, they were lost: an UNKNOWN row.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.guarded_import.GuardedImportMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let raises = out.json()["raises"].as_array().unwrap().clone();
+    assert!(raises.iter().any(|r| r["source"] == "flex_prepare"), "{}", out.stdout);
+    // Names imported under `if TYPE_CHECKING:` are not bound when the code runs: a read of
+    // one raises, and `TYPE_CHECKING` is no configuration.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.guarded_import.TypeCheckedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let raises = out.json()["raises"].as_array().unwrap().clone();
+    assert!(raises.iter().any(|r| r["source"] == "TypedOnly"), "{}", out.stdout);
+    assert!(!out.stdout.contains("TYPE_CHECKING"), "{}", out.stdout);
+}
