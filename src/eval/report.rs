@@ -491,6 +491,8 @@ fn run_entry(
         // uses the weights (transformers' `DeepseekV3MoE` around its `DeepseekV3TopkRouter`).
         let caller = interp.block_callers.get(&class).copied().filter(|_| !block.untouched_outputs.is_empty());
         let (class, block) = match caller.and_then(|c| interp.caller_blocks.get(&c).map(|alts| (c, alts.clone()))) {
+            // The entry itself uses its router's weights: its own answer is the block's.
+            Some((caller, _)) if caller == options.entry => continue,
             Some((caller, alternatives)) => (caller, answer_block(&interp, &options, caller, alternatives)),
             None => (class, block),
         };

@@ -3603,3 +3603,14 @@ fn a_name_imported_under_a_guard_that_fails_raises_name_error() {
     assert!(raises.iter().any(|r| r["source"] == "TypedOnly"), "{}", out.stdout);
     assert!(!out.stdout.contains("TYPE_CHECKING"), "{}", out.stdout);
 }
+
+#[test]
+fn a_block_asked_about_itself_is_not_answered_again_as_its_own_block() {
+    // The entry uses its router's weights and never names the factor: the router's caller,
+    // the block, is the entry. Its answer was printed twice, once as "the block" and once as
+    // "the entry's own output".
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.router_model.PlainRoutedBlock"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json().get("blocks").is_none_or(|b| b.as_array().is_some_and(|b| b.is_empty())), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".to_string(), 1, "always".to_string())]);
+}
