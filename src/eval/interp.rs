@@ -1314,10 +1314,6 @@ impl<'r, 'a> Interp<'r, 'a> {
                         format!("{kind} {text}")
                     })
                 }
-                // Imports for type checkers only never run.
-                _ if matches!(self.text(loc).as_str(), "TYPE_CHECKING" | "typing.TYPE_CHECKING") => {
-                    self.conds.constant(guard.kind != GuardKind::IfTrue)
-                }
                 _ => {
                     let module = self.index.file(file).ast();
                     let truth = match find_expr(&module.body, guard.range) {
