@@ -1278,6 +1278,20 @@ impl<'r, 'a> Interp<'r, 'a> {
         for binding in &bindings {
             let guard = self.module_guard(file, &binding.guards);
             bound = bound.or(&guard);
+            // Read as declared, a declaration for type checkers is a setting's default (vLLM's
+            // `envs.VLLM_X`, read at run time through the module's `__getattr__`): said once
+            // per module, where the declarations are.
+            if !guard.is_false() {
+                if let Some(at) = self.type_checking_guard(file, &binding.guards) {
+                    let tt = self.conds.truth();
+                    self.blocker(
+                        at,
+                        "assumed: names declared under `if TYPE_CHECKING:` are read as declared there, \
+                         though those lines do not run (a setting's declared default is taken for its value)",
+                        &tt,
+                    );
+                }
+            }
             let value = self.binding_value(file, binding, loc);
             let mut merged = value.restrict(&self.conds, &guard);
             merged.extend(&self.conds, out.restrict(&self.conds, &guard.not()));
@@ -1299,6 +1313,15 @@ impl<'r, 'a> Interp<'r, 'a> {
             return G::one(&self.conds, value);
         }
         out
+    }
+
+    /// The place of the `if TYPE_CHECKING:` among a binding's guards, if it has one.
+    fn type_checking_guard(&self, file: FileId, guards: &[crate::index::Guard]) -> Option<Loc> {
+        guards.iter().map(|g| (g, Loc { file, span: g.range })).find_map(|(g, at)| {
+            let test = self.text(at);
+            (g.kind == GuardKind::IfTrue && matches!(test.as_str(), "TYPE_CHECKING" | "typing.TYPE_CHECKING"))
+                .then_some(at)
+        })
     }
 
     /// The condition of module-level guards (`if _is_cuda:` around an import).

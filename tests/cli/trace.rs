@@ -3607,3 +3607,19 @@ fn a_block_asked_about_itself_is_not_answered_again_as_its_own_block() {
     assert!(out.json().get("blocks").is_none_or(|b| b.as_array().is_some_and(|b| b.is_empty())), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".to_string(), 1, "always".to_string())]);
 }
+
+#[test]
+fn a_setting_declared_for_type_checkers_is_read_as_declared_and_said_so() {
+    // `if TYPE_CHECKING: SCALE_IN_KERNEL: bool = False` (vLLM's `envs.py`), read at run time
+    // through the module's `__getattr__`: read as declared, the default is taken for the
+    // setting, an assumption the answer now states where the declarations are.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.declared_settings_moe.DeclaredSettingMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let unresolved = out.json()["unresolved"].as_array().unwrap().clone();
+    assert!(
+        unresolved.iter().any(|u| u["location"]["path"] == "gate/declared_settings.py"
+            && u["what"].as_str().is_some_and(|w| w.contains("TYPE_CHECKING"))),
+        "{}",
+        out.stdout
+    );
+}
