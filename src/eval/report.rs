@@ -275,6 +275,10 @@ pub struct RaiseOut {
     pub location: Location,
     /// The first line of the raising statement.
     pub source: String,
+    /// What Python raises there when the place is no `raise` or `assert` (`NameError` where a
+    /// name is not bound, `KeyError`, `TypeError`), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exception: Option<String>,
     /// The share of configurations that raise there (every atom true or false with equal
     /// weight, within the assumptions).
     pub share: f64,
@@ -1292,10 +1296,14 @@ fn answer(
             .raise_places()
             .into_iter()
             .take(MAX_RAISES_SHOWN)
-            .map(|(loc, share)| RaiseOut {
-                location: Location::new(index, loc.file, loc.span),
-                source: interp.text(loc).lines().next().unwrap_or_default().trim().to_string(),
-                share,
+            .map(|(loc, share)| {
+                let source = interp.text(loc).lines().next().unwrap_or_default().trim().to_string();
+                let statement = source.starts_with("raise") || source.starts_with("assert");
+                let exception = match interp.raise_kinds.get(&loc) {
+                    Some(Some(kind)) if !statement => Some(kind.to_string()),
+                    _ => None,
+                };
+                RaiseOut { location: Location::new(index, loc.file, loc.span), source, exception, share }
             })
             .collect()
     } else {

@@ -465,7 +465,11 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
         };
         let _ = writeln!(out, "\n{what} (share of configurations that raise there):");
         for raise in &report.raises {
-            let _ = writeln!(out, "  {:>5.1}%  {}  {}", raise.share * 100.0, raise.location, short(&raise.source));
+            let source = match &raise.exception {
+                Some(exception) => format!("{exception}: {}", raise.source),
+                None => raise.source.clone(),
+            };
+            let _ = writeln!(out, "  {:>5.1}%  {}  {}", raise.share * 100.0, raise.location, short(&source));
         }
     }
     let mut shown: Vec<&SiteOut> = Vec::new();

@@ -3594,7 +3594,12 @@ fn a_name_imported_under_a_guard_that_fails_raises_name_error() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.guarded_import.GuardedImportMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     let raises = out.json()["raises"].as_array().unwrap().clone();
-    assert!(raises.iter().any(|r| r["source"] == "flex_prepare"), "{}", out.stdout);
+    assert!(raises.iter().any(|r| r["source"] == "flex_prepare" && r["exception"] == "NameError"), "{}", out.stdout);
+    let text = run(
+        &fixture("trace/router"),
+        &["trace", "routed_scaling_factor", "--entry", "gate.guarded_import.GuardedImportMoE"],
+    );
+    assert!(text.stdout.contains("NameError: flex_prepare"), "{}", text.stdout);
 }
 
 #[test]
