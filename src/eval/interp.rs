@@ -1187,7 +1187,10 @@ impl<'r, 'a> Interp<'r, 'a> {
         // Where no binding's guard holds, Python raises `NameError` (a function of the
         // flex-attention path called where the import that defines it did not run): those
         // configurations end there, they are not configurations the output lost.
-        if let Some(unbound) = self.global_unbound.get(&(frame.file, Name::new(name))) {
+        // Most trees have no such global: no key is built for every read.
+        let unbound =
+            if self.global_unbound.is_empty() { None } else { self.global_unbound.get(&(frame.file, Name::new(name))) };
+        if let Some(unbound) = unbound {
             let unbound = pc.and(unbound);
             if self.conds.feasible(&unbound) {
                 self.raise_of(Some("NameError"), &unbound, loc);

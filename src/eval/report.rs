@@ -273,7 +273,7 @@ pub struct Note {
 #[derive(Clone, Debug, Serialize)]
 pub struct RaiseOut {
     pub location: Location,
-    /// The first line of the raising statement.
+    /// The first line of the raising statement (or expression: a subscript, a name).
     pub source: String,
     /// What Python raises there when the place is no `raise` or `assert` (`NameError` where a
     /// name is not bound, `KeyError`, `TypeError`), when known.
@@ -1298,7 +1298,8 @@ fn answer(
             .take(MAX_RAISES_SHOWN)
             .map(|(loc, share)| {
                 let source = interp.text(loc).lines().next().unwrap_or_default().trim().to_string();
-                let statement = source.starts_with("raise") || source.starts_with("assert");
+                // Not a name that starts so (`raise_on_error`).
+                let statement = source == "raise" || source.starts_with("raise ") || source.starts_with("assert ");
                 let exception = match interp.raise_kinds.get(&loc) {
                     Some(Some(kind)) if !statement => Some(kind.to_string()),
                     _ => None,
