@@ -172,6 +172,37 @@ pub fn dotted_name(expr: &Expr) -> Option<String> {
     Some(parts.join("."))
 }
 
+/// The `T` of an annotation that says "`T` or `None`": `Optional[T]`, `Union[T, None]`,
+/// `T | None` or `None | T`. (A string annotation is left to the caller's resolution.)
+pub fn optional_inner(annotation: &Expr) -> Option<&Expr> {
+    let is_none = |e: &Expr| matches!(e, Expr::NoneLiteral(_));
+    match annotation {
+        Expr::Subscript(sub) => {
+            let head = dotted_name(&sub.value)?;
+            match head.rsplit('.').next()? {
+                "Optional" => Some(sub.slice.as_ref()),
+                "Union" => match sub.slice.as_ref() {
+                    Expr::Tuple(t) => match t.elts.as_slice() {
+                        [a, b] if is_none(b) && !is_none(a) => Some(a),
+                        [a, b] if is_none(a) && !is_none(b) => Some(b),
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        Expr::BinOp(op) if matches!(op.op, ruff_python_ast::Operator::BitOr) => {
+            match (is_none(&op.left), is_none(&op.right)) {
+                (false, true) => Some(op.left.as_ref()),
+                (true, false) => Some(op.right.as_ref()),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// The dotted name of a decorator, called (`@triton.jit(...)`) or not (`@triton.jit`).
 pub fn decorator_name(decorator: &Expr) -> Option<String> {
     match decorator {

@@ -920,13 +920,16 @@ impl Interp<'_, '_> {
 
     /// A value declared as an enum is one of its members: once it is compared with one, its
     /// equalities with all of them are atoms and exactly one holds (`is_a()`, `is_b()`, ... of
-    /// a backend cannot all be false).
+    /// a backend cannot all be false). Declared optional, `None` is one more choice.
     fn member_equality(&mut self, s: SymId) {
         let Some(&class) = self.enum_typed.get(&s) else { return };
         if !self.enum_constrained.insert(s) {
             return;
         }
-        let members = self.enum_member_values(class);
+        let mut members = self.enum_member_values(class);
+        if self.enum_or_none.contains(&s) {
+            members.insert(0, Constant::None);
+        }
         let mut equalities = Vec::with_capacity(members.len());
         for member in &members {
             let display = self.syms[s as usize].label();

@@ -404,9 +404,12 @@ pub struct Interp<'r, 'a> {
     pub enum_members: Option<Rc<Vec<(ClassId, Vec<Constant>)>>>,
     /// `unique_enum_predicate` by method name (asked on every attribute read of an unknown).
     pub enum_predicates: FxHashMap<String, Option<FuncId>>,
-    /// Unknown values annotated as exactly one enum of the tree (`-> MoeRunnerBackend`, not
-    /// `Optional[...]`): each is one of its members (see `member_equality`).
+    /// Unknown values annotated as one enum of the tree (`-> MoeRunnerBackend`, or
+    /// `Optional[...]` of it): each is one of its members (see `member_equality`), or `None`
+    /// when in `enum_or_none`.
     pub enum_typed: FxHashMap<SymId, ClassId>,
+    /// Those annotated as the enum or `None` (`Optional[MoeA2ABackend]`).
+    pub enum_or_none: rustc_hash::FxHashSet<SymId>,
     /// Those whose "one of the members" constraint is in place.
     pub enum_constrained: rustc_hash::FxHashSet<SymId>,
     /// Symbols standing for a field every write of which gives an object, never `None`
@@ -556,6 +559,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             enum_members: None,
             enum_predicates: FxHashMap::default(),
             enum_typed: FxHashMap::default(),
+            enum_or_none: rustc_hash::FxHashSet::default(),
             enum_constrained: rustc_hash::FxHashSet::default(),
             never_none: Default::default(),
             enum_valued: rustc_hash::FxHashSet::default(),
@@ -1313,6 +1317,12 @@ impl<'r, 'a> Interp<'r, 'a> {
         if !informative || out.is_empty() || set_later {
             let display = name.to_string();
             let value = self.sym(SymKey::Global(file, Name::new(name)), display, None);
+            // Its declaration still says what it may be (`X: Optional[SomeEnum] = None`).
+            let module = self.index.file(file).ast();
+            let declared = bindings.iter().find_map(|b| annotation_of(&module.body, b.range)).cloned();
+            if let Some(annotation) = declared {
+                self.note_annotated(&value, file, &annotation);
+            }
             return G::one(&self.conds, value);
         }
         out
@@ -1927,13 +1937,18 @@ impl<'r, 'a> Interp<'r, 'a> {
     }
 
     /// Notes that the unknown value of `value` was declared by `annotation` (in `file`): when
-    /// that names exactly one enum class of the tree (no `Optional`, no union), the value is
-    /// one of its members.
+    /// that names exactly one enum class of the tree, the value is one of its members; when it
+    /// is that enum made optional (`Optional[E]`, `E | None`, `Union[E, None]`), `None` or one
+    /// of its members. Any other union says nothing.
     pub fn note_annotated(&mut self, value: &Value, file: FileId, annotation: &ruff_python_ast::Expr) {
         let Value::Sym(s) = value else { return };
         if self.enum_typed.contains_key(s) {
             return;
         }
+        let (annotation, optional) = match crate::syntax::optional_inner(annotation) {
+            Some(inner) => (inner, true),
+            None => (annotation, false),
+        };
         let exact = matches!(
             annotation,
             ruff_python_ast::Expr::Name(_)
@@ -1948,6 +1963,9 @@ impl<'r, 'a> Interp<'r, 'a> {
         if let [class] = classes.as_slice() {
             if self.is_enum(*class) && !self.enum_member_values(*class).is_empty() {
                 self.enum_typed.insert(*s, *class);
+                if optional {
+                    self.enum_or_none.insert(*s);
+                }
             }
         }
     }
@@ -2077,6 +2095,27 @@ pub fn names_match(name: &str, display: &str) -> bool {
 }
 
 /// The expression with exactly `range` inside a module (used for guard tests).
+/// The annotation of the annotated assignment at `range` (`name: T = value`), searched in
+/// `suite` and the blocks of its `if`s and `try`s.
+fn annotation_of(suite: &[ruff_python_ast::Stmt], range: Span) -> Option<&ruff_python_ast::Expr> {
+    use ruff_python_ast::Stmt;
+    suite.iter().find_map(|stmt| {
+        let stmt_range: Span = stmt.range().into();
+        if stmt_range.start > range.start || stmt_range.end < range.end {
+            return None;
+        }
+        match stmt {
+            Stmt::AnnAssign(assign) if stmt_range == range => Some(assign.annotation.as_ref()),
+            Stmt::If(s) => annotation_of(&s.body, range)
+                .or_else(|| s.elif_else_clauses.iter().find_map(|c| annotation_of(&c.body, range))),
+            Stmt::Try(s) => annotation_of(&s.body, range)
+                .or_else(|| annotation_of(&s.orelse, range))
+                .or_else(|| annotation_of(&s.finalbody, range)),
+            _ => None,
+        }
+    })
+}
+
 pub fn find_expr(suite: &[ruff_python_ast::Stmt], range: Span) -> Option<&ruff_python_ast::Expr> {
     use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
     struct Finder<'a> {

@@ -1975,6 +1975,23 @@ fn a_helper_that_may_return_none_is_evaluated() {
 }
 
 #[test]
+fn a_global_declared_as_an_optional_enum_is_none_or_a_member() {
+    // `A2A_BACKEND: Optional[A2ABackend] = None`, set by a function the trace never runs: its
+    // value is `None` or a member. Read as any value, a configuration where it is neither made
+    // a NEVER row in the correct block and a ONCE row in the buggy one.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.optional_backend.OptionalBackendMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.optional_backend.DeepTwiceMoE"]);
+    assert_eq!(
+        rows(&out),
+        [
+            ("TWICE".into(), 2, "A2A_BACKEND == \"deep\"".into()),
+            ("NEVER".into(), 0, "A2A_BACKEND in (None, \"none\")".into())
+        ]
+    );
+}
+
+#[test]
 fn a_size_tested_greater_than_zero_leaves_the_empty_batch_out() {
     // `if hidden_states.shape[0] > 0:` is `not (... == 0)`: the empty batch is left out of the
     // table, as the equality test is, instead of a NEVER row.
