@@ -1963,7 +1963,7 @@ impl Interp<'_, '_> {
         // A single candidate is no choice: no atom, the class is known.
         if classes.len() > 1 {
             let atoms: Vec<Cond> = classes.iter().map(|c| self.new_class_atom(sym, *c)).collect();
-            self.conds.exactly_one(sym, &atoms);
+            self.conds.exactly_one(sym, &atoms, true);
         }
         self.universes.insert(sym, classes.clone());
         classes

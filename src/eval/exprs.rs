@@ -935,7 +935,7 @@ impl Interp<'_, '_> {
             let display = self.syms[s as usize].label();
             equalities.push(self.atom(AtomKey::Equals(s, member.clone()), || format!("{display} == {member}")));
         }
-        self.conds.exactly_one(s, &equalities);
+        self.conds.exactly_one(s, &equalities, false);
     }
 
     /// What tells an item of an unknown value apart from its other items, and how it is

@@ -1992,6 +1992,18 @@ fn a_global_declared_as_an_optional_enum_is_none_or_a_member() {
 }
 
 #[test]
+fn an_object_of_a_class_is_not_none() {
+    // `isinstance(quant_config, FoldConfig)` in the constructor, `quant_config is None` in
+    // `forward`: no configuration has both. Read as one, it made a NEVER row.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.none_or_class.NoneOrClassMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.none_or_class.FoldTwiceMoE"]);
+    let rows = rows(&out);
+    assert_eq!(rows.len(), 2, "{}", out.stdout);
+    assert_eq!(rows[1], ("TWICE".into(), 2, "quant_config is FoldConfig".into()));
+}
+
+#[test]
 fn a_size_tested_greater_than_zero_leaves_the_empty_batch_out() {
     // `if hidden_states.shape[0] > 0:` is `not (... == 0)`: the empty batch is left out of the
     // table, as the equality test is, instead of a NEVER row.

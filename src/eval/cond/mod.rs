@@ -166,6 +166,8 @@ fn linked(a: &AtomKey, va: &Cond, b: &AtomKey, vb: &Cond) -> Option<Cond> {
         // A value equals at most one constant; an object has at most one class.
         (AtomKey::Equals(_, x), AtomKey::Equals(_, y)) if x != y => Some(va.and(vb).not()),
         (AtomKey::IsClass(_, x), AtomKey::IsClass(_, y)) if x != y => Some(va.and(vb).not()),
+        // An object of a class is not `None`.
+        (AtomKey::IsClass(..), AtomKey::Equals(_, Constant::None)) => Some(va.and(vb).not()),
         // `x == c` decides whether `x` is truthy, and whether it is above a number.
         (AtomKey::Equals(_, c), AtomKey::Truthy(_)) => {
             Some(implies(va, &if constant_truthy(c) { *vb } else { vb.not() }))
@@ -229,8 +231,15 @@ impl Atom {
 pub struct Conds {
     atoms: Vec<Atom>,
     by_key: FxHashMap<AtomKey, usize>,
-    /// Per group of linked atoms (the atoms about one symbol), the constraint linking them.
+    /// Per group of linked atoms (the atoms about one symbol), the constraint linking them:
+    /// its `links` and its `choices`.
     groups: FxHashMap<SymId, Cond>,
+    /// What atoms about one symbol say of each other (see `linked`).
+    links: FxHashMap<SymId, Cond>,
+    /// "One of these holds" for a symbol (its possible classes, an enum's members), with
+    /// whether it may be `None` instead: the classes an unknown object may be say nothing of
+    /// whether code tests it for `None` first.
+    choices: FxHashMap<SymId, Vec<(Cond, bool)>>,
     /// Constraints on single atoms (assumptions).
     fixed: Cond,
     /// The conditions under which the evaluated code raises (`raise`, a failed `assert`). Not
@@ -277,6 +286,8 @@ impl Default for Conds {
             atoms: Vec::new(),
             by_key: FxHashMap::default(),
             groups: FxHashMap::default(),
+            links: FxHashMap::default(),
+            choices: FxHashMap::default(),
             fixed: Cond(TRUE),
             raising: Vec::new(),
             raised_at: Vec::new(),
@@ -333,7 +344,7 @@ impl Conds {
             self.per_program.insert(index as u32);
         }
         if let Some(sym) = sym {
-            let mut group = self.groups.get(&sym).copied().unwrap_or(Cond(TRUE));
+            let mut links = self.links.get(&sym).copied().unwrap_or(Cond(TRUE));
             for (other_key, &other) in &self.by_key {
                 if other_key.about() != Some(sym) {
                     continue;
@@ -341,18 +352,34 @@ impl Conds {
                 let other_var = Self::var(other);
                 for link in [linked(&key, &var, other_key, &other_var), linked(other_key, &other_var, &key, &var)] {
                     if let Some(link) = link {
-                        group = group.and(&link);
+                        links = links.and(&link);
                     }
                 }
             }
-            if self.groups.get(&sym) != Some(&group) {
-                self.generation.set(self.generation.get() + 1);
-            }
+            self.links.insert(sym, links);
+        }
+        self.atoms.push(Atom { key, display: display(), alias: None });
+        self.by_key.insert(self.atoms[index].key.clone(), index);
+        if let Some(sym) = sym {
+            self.regroup(sym);
+        }
+        var
+    }
+
+    /// Rebuilds the group of constraints about `sym` from its links and choices.
+    fn regroup(&mut self, sym: SymId) {
+        let mut group = self.links.get(&sym).copied().unwrap_or(Cond(TRUE));
+        let none = self.by_key.get(&AtomKey::Equals(sym, Constant::None)).map(|&i| Self::var(i));
+        for (any, none_may_hold) in self.choices.get(&sym).map(Vec::as_slice).unwrap_or_default() {
+            group = group.and(&match none {
+                Some(none) if *none_may_hold => any.or(&none),
+                _ => *any,
+            });
+        }
+        if self.groups.get(&sym) != Some(&group) {
+            self.generation.set(self.generation.get() + 1);
             self.groups.insert(sym, group);
         }
-        self.atoms.push(Atom { key: key.clone(), display: display(), alias: None });
-        self.by_key.insert(key, index);
-        var
     }
 
     /// Whether the atom is internal to evaluating a device kernel (a per-program test or a
@@ -422,17 +449,17 @@ impl Conds {
     }
 
     /// Adds "exactly one of these holds" (for an object whose class is one of several, an
-    /// enum-typed value's member). From then on each of these atoms reads as the first of
-    /// them that holds (see `one_hot`).
-    pub fn exactly_one(&mut self, sym: SymId, conds: &[Cond]) {
+    /// enum-typed value's member), or, when `none_may_hold`, that or "`sym` is `None`" once
+    /// code tests that. From then on each of these atoms reads as the first of them that holds
+    /// (see `one_hot`).
+    pub fn exactly_one(&mut self, sym: SymId, conds: &[Cond], none_may_hold: bool) {
         let mut any = self.falsity();
         for c in conds {
             any = any.or(c);
         }
         self.one_hot(conds);
-        let group = self.groups.get(&sym).copied().unwrap_or(Cond(TRUE));
-        self.groups.insert(sym, group.and(&any));
-        self.generation.set(self.generation.get() + 1);
+        self.choices.entry(sym).or_default().push((any, none_may_hold));
+        self.regroup(sym);
     }
 
     /// Atoms of which at most one holds (a constraint already in place), made together: from
@@ -1206,7 +1233,7 @@ mod tests {
         let choice =
             |conds: &mut Conds, i: i64| conds.atom(AtomKey::Equals(0, Constant::Int(i)), || format!("x == {i}"));
         let atoms: Vec<Cond> = (0..n).map(|i| choice(&mut conds, i)).collect();
-        conds.exactly_one(0, &atoms);
+        conds.exactly_one(0, &atoms, false);
         let before = approximated();
         let mut any = conds.falsity();
         for i in 0..n {
@@ -1250,7 +1277,7 @@ mod tests {
                 let members: Vec<Cond> = (0..4)
                     .map(|i| conds.atom(AtomKey::Equals(sym, Constant::Int(i)), || format!("v{sym} == {i}")))
                     .collect();
-                conds.exactly_one(sym, &members);
+                conds.exactly_one(sym, &members, false);
                 atoms.extend(members);
             }
             // Assumptions: some rounds fix two members of the last value (no configuration
@@ -1283,7 +1310,7 @@ mod tests {
         let mut conds = Conds::default();
         let atoms: Vec<Cond> =
             (0..4).map(|i| conds.atom(AtomKey::Equals(0, Constant::Int(i)), || format!("x == {i}"))).collect();
-        conds.exactly_one(0, &atoms);
+        conds.exactly_one(0, &atoms, false);
         let first = conds.atom(AtomKey::Equals(0, Constant::Int(0)), String::new);
         let loc = Loc { file: crate::index::FileId::from_u32(0), span: Default::default() };
         conds.raises(&first, loc);
@@ -1343,7 +1370,7 @@ mod tests {
                 })
             })
             .collect();
-        conds.exactly_one(9, &classes);
+        conds.exactly_one(9, &classes, false);
         atoms.extend(classes);
         conds.fix(5, true);
         atoms
