@@ -1281,8 +1281,15 @@ impl<'r, 'a> Interp<'r, 'a> {
             return G::one(&self.conds, Value::unknown(format!("`{name}` is not defined in {module}")));
         }
         // Later bindings win where their guards hold (a module runs top to bottom).
+        let key = (file, Name::new(name));
         let mut bound = self.conds.falsity();
         for binding in &bindings {
+            // What the module's code reads of the name from here on is what it holds so far
+            // (`HAS_TRITON = ...`, then `if HAS_TRITON: ... HAS_TRITON = False`), not a value
+            // defined in terms of itself. (`global` caches the final value.)
+            if !out.is_empty() {
+                self.globals.insert(key.clone(), out.clone());
+            }
             let guard = self.module_guard(file, &binding.guards);
             bound = bound.or(&guard);
             // Read as declared, a declaration for type checkers is a setting's default (vLLM's
@@ -1299,7 +1306,10 @@ impl<'r, 'a> Interp<'r, 'a> {
                     );
                 }
             }
-            let value = self.binding_value(file, binding, loc);
+            if guard.is_false() {
+                continue;
+            }
+            let value = self.binding_value(file, binding, loc, &guard);
             let mut merged = value.restrict(&self.conds, &guard);
             merged.extend(&self.conds, out.restrict(&self.conds, &guard.not()));
             out = merged;
@@ -1369,7 +1379,9 @@ impl<'r, 'a> Interp<'r, 'a> {
         cond
     }
 
-    fn binding_value(&mut self, file: FileId, binding: &crate::index::Binding, loc: Loc) -> G {
+    /// What `binding` gives its name, evaluated where its guards hold (`guard`): the
+    /// statements of an `if HAS_TRITON:` block read names bound in that block.
+    fn binding_value(&mut self, file: FileId, binding: &crate::index::Binding, loc: Loc, guard: &Cond) -> G {
         match &binding.kind {
             BindingKind::Class(c) => G::one(&self.conds, Value::Class(*c)),
             BindingKind::Function(f) => G::one(&self.conds, Value::Func(*f)),
@@ -1377,9 +1389,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             BindingKind::ImportFrom { module, name } => self.import_from(module, name, loc),
             BindingKind::Value { value: Some(expr) } => {
                 let mut frame = self.frame(None, file);
-                let tt = self.conds.truth();
                 let expr = expr.clone();
-                let g = self.eval(&mut frame, &expr, &tt);
+                let g = self.eval(&mut frame, &expr, guard);
                 // Name the symbol after the variable when the value is an anonymous unknown.
                 let label = binding.name.to_string();
                 self.name_condition(&g, &label);

@@ -2004,6 +2004,21 @@ fn an_object_of_a_class_is_not_none() {
 }
 
 #[test]
+fn module_code_under_a_guard_runs_where_the_guard_holds() {
+    // `if HAS_FASTLIB: from fastlib import drivers; ACTIVE = [... drivers ...]; HAS_FASTLIB =
+    // len(ACTIVE) == 1`. Evaluated everywhere, `ACTIVE` read `drivers` where it is unbound and
+    // half the configurations raised `NameError`; the guard read `HAS_FASTLIB` as defined in
+    // terms of itself, an atom printed like the first binding's.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.guarded_block.GuardedBlockMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json()["raises"].as_array().is_none_or(Vec::is_empty), "{}", out.stdout);
+    assert_eq!(
+        rows(&out).into_iter().map(|(_, _, when)| when).collect::<Vec<_>>(),
+        ["HAS_FASTLIB and len(ACTIVE) == 1", "not HAS_FASTLIB or not (len(ACTIVE) == 1)"]
+    );
+}
+
+#[test]
 fn a_size_tested_greater_than_zero_leaves_the_empty_batch_out() {
     // `if hidden_states.shape[0] > 0:` is `not (... == 0)`: the empty batch is left out of the
     // table, as the equality test is, instead of a NEVER row.
