@@ -1363,10 +1363,11 @@ impl<'r, 'a> Interp<'r, 'a> {
                 _ => {
                     let module = self.index.file(file).ast();
                     let truth = match find_expr(&module.body, guard.range) {
+                        // Tested where the enclosing guards hold (`if HAS_TRITON:` around
+                        // `if is_distributed_env:`, a name bound under the first).
                         Some(test) => {
                             let mut frame = self.frame(None, file);
-                            let tt = self.conds.truth();
-                            let g = self.eval(&mut frame, test, &tt);
+                            let g = self.eval(&mut frame, test, &cond);
                             self.truthy(&g, loc)
                         }
                         None => self.conds.truth(),

@@ -2005,10 +2005,11 @@ fn an_object_of_a_class_is_not_none() {
 
 #[test]
 fn module_code_under_a_guard_runs_where_the_guard_holds() {
-    // `if HAS_FASTLIB: from fastlib import drivers; ACTIVE = [... drivers ...]; HAS_FASTLIB =
-    // len(ACTIVE) == 1`. Evaluated everywhere, `ACTIVE` read `drivers` where it is unbound and
-    // half the configurations raised `NameError`; the guard read `HAS_FASTLIB` as defined in
-    // terms of itself, an atom printed like the first binding's.
+    // `if HAS_FASTLIB: from fastlib import drivers; ACTIVE = [... drivers ...]; SINGLE = ...;
+    // if not SINGLE: HAS_FASTLIB = False`. Evaluated everywhere, `ACTIVE` read `drivers` and
+    // the inner guard `SINGLE` where they are unbound, and half the configurations raised
+    // `NameError`; the guard read `HAS_FASTLIB` as defined in terms of itself, an atom printed
+    // like the first binding's.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.guarded_block.GuardedBlockMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert!(out.json()["raises"].as_array().is_none_or(Vec::is_empty), "{}", out.stdout);
