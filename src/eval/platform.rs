@@ -96,6 +96,18 @@ impl Platform {
             })
     }
 
+    /// The platforms a predicate holds on, by the name an atom prints as (`_is_hip`,
+    /// `current_platform.is_rocm()`, `torch.cuda.is_available()`); `None` for any other atom.
+    pub fn holds_on(atom: &str) -> Option<&'static [Platform]> {
+        if let Some((_, holds_on)) = TORCH_DEVICES.iter().find(|(predicate, _)| atom == *predicate) {
+            return Some(holds_on);
+        }
+        let word = atom
+            .strip_prefix("_is_")
+            .or_else(|| atom.strip_suffix("()").and_then(|call| call.rsplit('.').next()?.strip_prefix("is_")))?;
+        WORDS.iter().find(|(w, _)| *w == word).map(|(_, holds_on)| *holds_on)
+    }
+
     /// The assumptions the platform stands for: `is_WORD()` (a call, or a method of anything:
     /// `current_platform.is_WORD()`) and `_is_WORD` (the module variable that holds it), for
     /// every predicate word; and PyTorch's device predicates (`torch.cuda.is_available()`).
@@ -119,6 +131,18 @@ impl Platform {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn predicates_name_the_platforms_they_hold_on() {
+        assert_eq!(Platform::holds_on("_is_hip"), Some(&[Platform::Rocm][..]));
+        assert_eq!(Platform::holds_on("current_platform.is_rocm()"), Some(&[Platform::Rocm][..]));
+        assert_eq!(Platform::holds_on("is_cuda_alike()"), Some(&[Platform::Cuda, Platform::Rocm][..]));
+        assert_eq!(Platform::holds_on("torch.cuda.is_available()"), Some(&[Platform::Cuda, Platform::Rocm][..]));
+        assert_eq!(Platform::holds_on("is_out_of_tree()"), Some(&[][..]));
+        assert_eq!(Platform::holds_on("get_moe_a2a_backend().is_none()"), None);
+        assert_eq!(Platform::holds_on("_is_cpu_amx_available"), None);
+        assert_eq!(Platform::holds_on("_use_aiter"), None);
+    }
 
     #[test]
     fn cuda_is_cuda_and_cuda_alike_and_nothing_else() {

@@ -1227,6 +1227,14 @@ fn answer(
         .filter(|(_, b)| conds.feasible(&b.when.and(&care)))
         .map(|(i, _)| blocker_note(interp, i as u32))
         .collect();
+    if conds.platforms_linked() {
+        unresolved.push(Note {
+            location: None,
+            what: "assumed: the platform predicates describe one platform (those of two platforms never hold \
+                   together; `is_cuda()` implies `is_cuda_alike()`)"
+                .into(),
+        });
+    }
     unresolved.sort();
     unresolved.dedup();
     // Operations of the report itself (merging rows, printing them) can be too large as well.

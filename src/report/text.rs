@@ -623,8 +623,8 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
     if !report.unresolved.is_empty() {
         let _ = writeln!(out, "\nunresolved ({}):", report.unresolved.len());
         for note in &report.unresolved {
-            let location = note.location.as_ref().map(|l| l.to_string()).unwrap_or_default();
-            let _ = writeln!(out, "  {location}  {}", note.what);
+            let location = note.location.as_ref().map(|l| format!("{l}  ")).unwrap_or_default();
+            let _ = writeln!(out, "  {location}{}", note.what);
         }
     }
     if !report.bounds.is_empty() {

@@ -715,7 +715,7 @@ fn a_platform_key_is_computed_from_the_platform_predicates() {
         rows(&out),
         [
             ("ONCE".into(), 1, "is_cuda()".into()),
-            ("TWICE".into(), 2, "not is_cuda() and is_cpu()".into()),
+            ("TWICE".into(), 2, "is_cpu()".into()),
             ("NEVER".into(), 0, "not is_cuda() and not is_cpu()".into())
         ]
     );
@@ -2016,6 +2016,26 @@ fn module_code_under_a_guard_runs_where_the_guard_holds() {
     assert_eq!(
         rows(&out).into_iter().map(|(_, _, when)| when).collect::<Vec<_>>(),
         ["HAS_FASTLIB and len(ACTIVE) == 1", "not HAS_FASTLIB or not (len(ACTIVE) == 1)"]
+    );
+}
+
+#[test]
+fn platform_predicates_describe_one_platform() {
+    // `_is_cuda`, `_is_hip` (a module variable holding an evaluated predicate) and
+    // `current_platform.is_rocm()` (a method of an unknown object): read as unrelated facts,
+    // two platforms held together and made TWICE rows.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.platform_flags.OnePlatformMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let notes = out.json()["unresolved"].to_string();
+    assert!(notes.contains("the platform predicates describe one platform"), "{notes}");
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.platform_flags.RocmTwiceMoE"]);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "_is_cuda".into()),
+            ("ONCE".into(), 1, "not current_platform.is_rocm() and not _is_cuda".into()),
+            ("TWICE".into(), 2, "current_platform.is_rocm()".into())
+        ]
     );
 }
 

@@ -26,6 +26,7 @@ use std::cell::RefCell;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::platform::Platform;
 use super::value::{Loc, SymId};
 use crate::index::ClassId;
 use crate::syntax::Constant;
@@ -192,6 +193,26 @@ fn linked(a: &AtomKey, va: &Cond, b: &AtomKey, vb: &Cond) -> Option<Cond> {
     }
 }
 
+/// The group of the platform predicates (`is_cuda()`, `_is_hip`, `current_platform.is_rocm()`).
+pub const PLATFORM_GROUP: SymId = SymId::MAX;
+
+/// What one platform predicate (`a`, holding on platforms `pa`) says of another (`b`, `pb`):
+/// a deployment runs on one platform, so predicates of disjoint platforms exclude each other
+/// (`is_cuda()` and `_is_hip`), and one that holds on fewer platforms implies the other
+/// (`is_cuda()` implies `is_cuda_alike()`); equal ones are equal (`is_hip()` and
+/// `current_platform.is_rocm()`). The assumption `--platform` makes.
+fn platform_link(a: &Cond, pa: &[Platform], b: &Cond, pb: &[Platform]) -> Option<Cond> {
+    let implies = |x: &Cond, y: &Cond| x.not().or(y);
+    let within = |x: &[Platform], y: &[Platform]| x.iter().all(|p| y.contains(p));
+    match (within(pa, pb), within(pb, pa)) {
+        _ if !pa.iter().any(|p| pb.contains(p)) && !(pa.is_empty() && pb.is_empty()) => Some(a.and(b).not()),
+        (true, true) => Some(implies(a, b).and(&implies(b, a))),
+        (true, false) => Some(implies(a, b)),
+        (false, true) => Some(implies(b, a)),
+        (false, false) => None,
+    }
+}
+
 /// The number a constant is in an ordered comparison (`True` is 1).
 pub fn numeric(c: &Constant) -> Option<f64> {
     match c {
@@ -215,6 +236,9 @@ pub struct Selection {
 #[derive(Clone, Debug)]
 pub struct Atom {
     pub key: AtomKey,
+    /// The group of constraints it belongs to: the value it is about, [`PLATFORM_GROUP`] for
+    /// a platform predicate (and the atoms about the same value), none for other tests.
+    group: Option<SymId>,
     /// The test as evaluated (`os.environ.get("FAST") == "1"`).
     pub display: String,
     /// The module variable that holds it, when there is one (`_use_fast`).
@@ -234,12 +258,18 @@ pub struct Conds {
     /// Per group of linked atoms (the atoms about one symbol), the constraint linking them:
     /// its `links` and its `choices`.
     groups: FxHashMap<SymId, Cond>,
-    /// What atoms about one symbol say of each other (see `linked`).
+    /// What atoms about one symbol say of each other (see `linked`), per group.
     links: FxHashMap<SymId, Cond>,
     /// "One of these holds" for a symbol (its possible classes, an enum's members), with
     /// whether it may be `None` instead: the classes an unknown object may be say nothing of
-    /// whether code tests it for `None` first.
-    choices: FxHashMap<SymId, Vec<(Cond, bool)>>,
+    /// whether code tests it for `None` first. Per group, with the symbol.
+    choices: FxHashMap<SymId, Vec<(SymId, Cond, bool)>>,
+    /// Symbols whose atoms are in another group than their own: a platform flag's value
+    /// (`_is_hip`) is in [`PLATFORM_GROUP`].
+    group_of_sym: FxHashMap<SymId, SymId>,
+    /// The platform predicates met (an atom or its negation), with the platforms each holds
+    /// on (see `platform_link`).
+    platform_atoms: Vec<(Cond, &'static [Platform])>,
     /// Constraints on single atoms (assumptions).
     fixed: Cond,
     /// The conditions under which the evaluated code raises (`raise`, a failed `assert`). Not
@@ -288,6 +318,8 @@ impl Default for Conds {
             groups: FxHashMap::default(),
             links: FxHashMap::default(),
             choices: FxHashMap::default(),
+            group_of_sym: FxHashMap::default(),
+            platform_atoms: Vec::new(),
             fixed: Cond(TRUE),
             raising: Vec::new(),
             raised_at: Vec::new(),
@@ -343,43 +375,96 @@ impl Conds {
         if matches!(key, AtomKey::PerProgram(_)) {
             self.per_program.insert(index as u32);
         }
-        if let Some(sym) = sym {
-            let mut links = self.links.get(&sym).copied().unwrap_or(Cond(TRUE));
-            for (other_key, &other) in &self.by_key {
-                if other_key.about() != Some(sym) {
-                    continue;
-                }
-                let other_var = Self::var(other);
-                for link in [linked(&key, &var, other_key, &other_var), linked(other_key, &other_var, &key, &var)] {
-                    if let Some(link) = link {
-                        links = links.and(&link);
+        let display = display();
+        let platforms = match key {
+            AtomKey::Truthy(_) | AtomKey::Test(_) => Platform::holds_on(&display),
+            _ => None,
+        };
+        let group = sym.map(|s| self.group_of(s));
+        if let Some(group) = group {
+            let mut links = self.links.get(&group).copied().unwrap_or(Cond(TRUE));
+            if let Some(sym) = sym {
+                for (other_key, &other) in &self.by_key {
+                    if other_key.about() != Some(sym) {
+                        continue;
+                    }
+                    let other_var = Self::var(other);
+                    for link in [linked(&key, &var, other_key, &other_var), linked(other_key, &other_var, &key, &var)] {
+                        if let Some(link) = link {
+                            links = links.and(&link);
+                        }
                     }
                 }
             }
-            self.links.insert(sym, links);
+            self.links.insert(group, links);
         }
-        self.atoms.push(Atom { key, display: display(), alias: None });
+        self.atoms.push(Atom { key, group, display, alias: None });
         self.by_key.insert(self.atoms[index].key.clone(), index);
-        if let Some(sym) = sym {
-            self.regroup(sym);
+        if let Some(group) = group {
+            self.regroup(group);
+        }
+        if let Some(platforms) = platforms {
+            self.join_platforms(index, var, platforms);
         }
         var
     }
 
-    /// Rebuilds the group of constraints about `sym` from its links and choices.
-    fn regroup(&mut self, sym: SymId) {
-        let mut group = self.links.get(&sym).copied().unwrap_or(Cond(TRUE));
-        let none = self.by_key.get(&AtomKey::Equals(sym, Constant::None)).map(|&i| Self::var(i));
-        for (any, none_may_hold) in self.choices.get(&sym).map(Vec::as_slice).unwrap_or_default() {
-            group = group.and(&match none {
+    /// Puts atom `atom` in the platforms' group, `literal` (the atom or its negation) being
+    /// the predicate that holds on `platforms`, linked to the others (see `platform_link`).
+    /// An atom that is one of several about its value stays where it is: groups share no atom.
+    fn join_platforms(&mut self, atom: usize, literal: Cond, platforms: &'static [Platform]) {
+        match self.atoms[atom].group {
+            None => {}
+            Some(PLATFORM_GROUP) => return,
+            Some(group) => {
+                let alone = self.atoms.iter().filter(|a| a.group == Some(group)).count() == 1;
+                if !alone || self.choices.contains_key(&group) {
+                    return;
+                }
+                self.group_of_sym.insert(group, PLATFORM_GROUP);
+                self.links.remove(&group);
+                self.groups.remove(&group);
+            }
+        }
+        self.atoms[atom].group = Some(PLATFORM_GROUP);
+        let mut links = self.links.get(&PLATFORM_GROUP).copied().unwrap_or(Cond(TRUE));
+        for (other, other_platforms) in &self.platform_atoms {
+            if let Some(link) = platform_link(&literal, platforms, other, other_platforms) {
+                links = links.and(&link);
+            }
+        }
+        self.platform_atoms.push((literal, platforms));
+        self.links.insert(PLATFORM_GROUP, links);
+        self.regroup(PLATFORM_GROUP);
+    }
+
+    /// The group of constraints the atoms about `sym` belong to.
+    fn group_of(&self, sym: SymId) -> SymId {
+        self.group_of_sym.get(&sym).copied().unwrap_or(sym)
+    }
+
+    /// Rebuilds group `group` of constraints from its links and choices.
+    fn regroup(&mut self, group: SymId) {
+        let mut constraint = self.links.get(&group).copied().unwrap_or(Cond(TRUE));
+        for (sym, any, none_may_hold) in self.choices.get(&group).map(Vec::as_slice).unwrap_or_default() {
+            let none = self.by_key.get(&AtomKey::Equals(*sym, Constant::None)).map(|&i| Self::var(i));
+            constraint = constraint.and(&match none {
                 Some(none) if *none_may_hold => any.or(&none),
                 _ => *any,
             });
         }
-        if self.groups.get(&sym) != Some(&group) {
+        if self.groups.get(&group) != Some(&constraint) {
             self.generation.set(self.generation.get() + 1);
-            self.groups.insert(sym, group);
+            self.groups.insert(group, constraint);
         }
+    }
+
+    /// Whether platform predicates met were taken to exclude each other (see
+    /// `platform_link`): the answer then says so.
+    pub fn platforms_linked(&self) -> bool {
+        self.platform_atoms.iter().enumerate().any(|(i, (_, a))| {
+            self.platform_atoms[..i].iter().any(|(_, b)| platform_link(&Cond(TRUE), a, &Cond(TRUE), b).is_some())
+        })
     }
 
     /// Whether the atom is internal to evaluating a device kernel (a per-program test or a
@@ -458,8 +543,9 @@ impl Conds {
             any = any.or(c);
         }
         self.one_hot(conds);
-        self.choices.entry(sym).or_default().push((any, none_may_hold));
-        self.regroup(sym);
+        let group = self.group_of(sym);
+        self.choices.entry(group).or_default().push((sym, any, none_may_hold));
+        self.regroup(group);
     }
 
     /// Atoms of which at most one holds (a constraint already in place), made together: from
@@ -505,8 +591,8 @@ impl Conds {
 
     /// The value atom `atom` is about and its group of constraints, if it has one.
     fn group_about(&self, atom: usize) -> Option<(SymId, Cond)> {
-        let sym = self.atoms[atom].key.about()?;
-        Some((sym, *self.groups.get(&sym)?))
+        let group = self.atoms[atom].group?;
+        Some((group, *self.groups.get(&group)?))
     }
 
     /// Whether `cond` can hold, given the constraints. Groups of constraints about atoms
@@ -1023,6 +1109,16 @@ impl Conds {
         if entry.alias.is_none() {
             entry.alias = Some(name.to_string());
         }
+        // Named as a platform flag (`_is_hip = is_hip()`, evaluated to `torch.version.hip is
+        // not None`), it is that platform's predicate.
+        let (name, holds) = match name.strip_prefix("not ") {
+            Some(name) => (name, false),
+            None => (name, true),
+        };
+        if let Some(platforms) = Platform::holds_on(name) {
+            let var = Self::var(atom);
+            self.join_platforms(atom, if holds { var } else { var.not() }, platforms);
+        }
     }
 
     /// Records that the code raises where `cond` holds: those configurations never finish.
@@ -1180,8 +1276,8 @@ impl Conds {
     /// that value (the constraints relate them); any other atom only to itself.
     fn add_links(&self, cond: &Cond, links: &mut FxHashSet<u64>) {
         for atom in self.support(cond) {
-            links.insert(match self.atoms[atom].key.about() {
-                Some(sym) => 1 << 63 | sym as u64,
+            links.insert(match self.atoms[atom].group {
+                Some(group) => 1 << 63 | group as u64,
                 None => atom as u64,
             });
         }
