@@ -486,7 +486,27 @@ impl G {
         if self.0.len() <= MAX_ALTERNATIVES {
             return (self, None);
         }
-        let rest: Vec<(Cond, Value)> = self.0.split_off(MAX_ALTERNATIVES - 1);
+        // What is cut is what is most specific: unknown values first (one loses nothing by
+        // standing for more configurations), then values under conditions over more atoms.
+        // `PlainMethod() if quant_config is None else quant_config.get_quant_method(self)`,
+        // whose call was cut already, keeps the unquantized method and cuts the last classes.
+        let mut ranked: Vec<(bool, usize, usize)> = self
+            .0
+            .iter()
+            .enumerate()
+            .map(|(i, (c, v))| (matches!(v, Value::Unknown(_)), conds.support(c).len(), i))
+            .collect();
+        ranked.sort();
+        let mut taken: Vec<Option<(Cond, Value)>> = self.0.into_iter().map(Some).collect();
+        let mut kept: Vec<(usize, (Cond, Value))> = Vec::with_capacity(MAX_ALTERNATIVES);
+        let mut rest: Vec<(Cond, Value)> = Vec::new();
+        for (n, &(_, _, i)) in ranked.iter().enumerate() {
+            let alternative = taken[i].take().expect("each alternative once");
+            if n < MAX_ALTERNATIVES - 1 { kept.push((i, alternative)) } else { rest.push(alternative) }
+        }
+        // The kept ones in their first order.
+        kept.sort_by_key(|(i, _)| *i);
+        self.0 = kept.into_iter().map(|(_, a)| a).collect();
         let mut any = conds.falsity();
         let mut scaled = false;
         for (c, v) in &rest {

@@ -3693,3 +3693,17 @@ fn a_setting_declared_for_type_checkers_is_read_as_declared_and_said_so() {
         out.stdout
     );
 }
+
+#[test]
+fn the_alternatives_cut_are_the_most_specific() {
+    // A layer's quantization method is `PlainMethod()` without a config, else one of 26 classes:
+    // more alternatives than kept. The cut took the unquantized method (written first, listed
+    // last) and the configuration without quantization read UNKNOWN; the cut now takes the
+    // alternatives under conditions over more atoms (the last classes).
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.cut_methods.CutMethodsMoE"]);
+    assert_eq!(verdict, "UNKNOWN", "{}", out.stdout);
+    let rows = rows(&out);
+    assert!(rows.contains(&("ONCE".to_string(), 1, "quant_config == None".to_string())), "{}", out.stdout);
+    assert_eq!(rows.iter().filter(|r| r.0 == "UNKNOWN").count(), 1, "{}", out.stdout);
+    assert!(rows.iter().all(|r| r.0 != "UNKNOWN" || r.2.starts_with("not (quant_config == None)")), "{}", out.stdout);
+}
