@@ -490,23 +490,19 @@ impl G {
         // standing for more configurations), then values under conditions over more atoms.
         // `PlainMethod() if quant_config is None else quant_config.get_quant_method(self)`,
         // whose call was cut already, keeps the unquantized method and cuts the last classes.
-        let mut ranked: Vec<(bool, usize, usize)> = self
-            .0
-            .iter()
-            .enumerate()
-            .map(|(i, (c, v))| (matches!(v, Value::Unknown(_)), conds.support(c).len(), i))
-            .collect();
-        ranked.sort();
-        let mut taken: Vec<Option<(Cond, Value)>> = self.0.into_iter().map(Some).collect();
-        let mut kept: Vec<(usize, (Cond, Value))> = Vec::with_capacity(MAX_ALTERNATIVES);
-        let mut rest: Vec<(Cond, Value)> = Vec::new();
-        for (n, &(_, _, i)) in ranked.iter().enumerate() {
-            let alternative = taken[i].take().expect("each alternative once");
-            if n < MAX_ALTERNATIVES - 1 { kept.push((i, alternative)) } else { rest.push(alternative) }
+        let mut order: Vec<usize> = (0..self.0.len()).collect();
+        order.sort_by_cached_key(|&i| {
+            let (c, v) = &self.0[i];
+            (matches!(v, Value::Unknown(_)), conds.support(c).len(), i)
+        });
+        let mut keep = vec![false; self.0.len()];
+        for &i in &order[..MAX_ALTERNATIVES - 1] {
+            keep[i] = true;
         }
         // The kept ones in their first order.
-        kept.sort_by_key(|(i, _)| *i);
-        self.0 = kept.into_iter().map(|(_, a)| a).collect();
+        let (kept, rest): (Vec<_>, Vec<_>) = self.0.into_iter().zip(keep).partition(|(_, k)| *k);
+        self.0 = kept.into_iter().map(|(a, _)| a).collect();
+        let rest: Vec<(Cond, Value)> = rest.into_iter().map(|(a, _)| a).collect();
         let mut any = conds.falsity();
         let mut scaled = false;
         for (c, v) in &rest {
