@@ -1446,6 +1446,14 @@ impl Interp<'_, '_> {
         if let Some(g) = self.operator_caller_method(s, attr, pc, loc) {
             return g;
         }
+        // Declared as an enum (`X: Optional[SomeEnum]`): that enum's methods, though another
+        // enum has one of the same name.
+        if let Some(&class) = self.enum_typed.get(&s) {
+            if let Some(method) = self.method_through_mro(class, attr) {
+                self.enum_valued.insert(s);
+                return G::under(*pc, Value::Bound(method, Box::new(value.clone())));
+            }
+        }
         if self.syms[s as usize].class_hint.is_none() {
             // Assumed to be an enum member's value: that member's methods.
             if let Some(member) = self.assumed_constant(s) {
