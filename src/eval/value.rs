@@ -471,7 +471,8 @@ impl G {
         out
     }
 
-    /// Keeps the first [`MAX_ALTERNATIVES`]; the rest become one unknown (reported as a bound).
+    /// Keeps [`MAX_ALTERNATIVES`], the least specific (see below); the rest become one unknown
+    /// (reported as a bound).
     /// When cut: where the rest held, and whether it held data the value scaled (an application
     /// may be lost there).
     pub fn bounded(mut self, conds: &Conds) -> (G, Option<Cut>) {
