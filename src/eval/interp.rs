@@ -356,6 +356,10 @@ pub struct Interp<'r, 'a> {
     /// Where values holding scaled data were dropped at the alternatives bound (as seen from
     /// the entry): a row there may miss an application.
     pub scaled_cuts: Cond,
+    /// Where the loader's hook was not run for a module's quantization method (past
+    /// `MAX_LOADED_METHODS`, see `loading.rs`): what the forward path reads there may be wrong,
+    /// so ONCE is not proven.
+    pub unloaded: Cond,
     /// Normalization layers that took the scale off data scaled as a whole (`RMSNorm(v * x) ==
     /// RMSNorm(x)`), with where (as seen from the entry): what a NEVER row says happened.
     pub normalized_away: Vec<(Loc, Cond)>,
@@ -541,6 +545,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             operator_callers: Vec::new(),
             looked_up: FxHashMap::default(),
             scaled_cuts: Cond::FALSE,
+            unloaded: Cond::FALSE,
             normalized_away: Vec::new(),
             registering: 0,
             loading: 0,

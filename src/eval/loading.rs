@@ -17,8 +17,8 @@ use super::value::*;
 const HOOK: &str = "process_weights_after_loading";
 
 /// A module whose quantization method has more alternatives than this (an unknown
-/// quantization config: one per method of the tree) is not loaded: its hook would run once per
-/// method, and what the forward path reads from it stays unknown instead.
+/// quantization config: one per method of the tree) is loaded for this many of them only: its
+/// hook runs once per method, and what the forward path reads from the others stays unknown.
 const MAX_LOADED_METHODS: usize = 8;
 
 impl Interp<'_, '_> {
@@ -39,21 +39,28 @@ impl Interp<'_, '_> {
         if !matches!(self.heap[module as usize].kind, ObjKind::Instance(_)) || self.loaded.contains(&module) {
             return;
         }
-        let Some(methods) = self.heap[module as usize].fields.get("quant_method").cloned() else {
+        let Some(mut methods) = self.heap[module as usize].fields.get("quant_method").cloned() else {
             self.loaded.insert(module);
             return;
         };
         if methods.0.len() > MAX_LOADED_METHODS {
-            // Said, not silent: what the hook sets (a kernel the forward path asserts) stays
-            // as `__init__` left it, and the raises that follow may end every configuration.
+            // Said, not silent: what the hook sets for the others (a kernel the forward path
+            // asserts) stays as `__init__` left it, and the raises that follow end those
+            // configurations. Those kept are the methods under the fewest conditions: the
+            // unquantized method of `Plain() if quant_config is None else
+            // quant_config.get_quant_method(...)` before the config classes' own.
             self.bound(
                 Some(loc),
                 format!(
-                    "a module's quantization method has {} alternatives (more than {MAX_LOADED_METHODS}): the loader's `{HOOK}` is not run for it",
+                    "a module's quantization method has {} alternatives (more than {MAX_LOADED_METHODS}): the loader's `{HOOK}` is run for the {MAX_LOADED_METHODS} under the fewest conditions only",
                     methods.0.len()
                 ),
             );
-            return;
+            let conds = &self.conds;
+            methods.0.sort_by_cached_key(|(c, _)| conds.support(c).len());
+            for (cond, _) in methods.0.drain(MAX_LOADED_METHODS..) {
+                self.unloaded = self.unloaded.or(&cond.and(&self.base));
+            }
         }
         self.loaded.insert(module);
         for (cond, method) in methods.0 {

@@ -1262,6 +1262,11 @@ fn answer(
     bounds.dedup();
 
     let mut verdict = overall(&rows);
+    // ONCE is a claim about every configuration: where the loader's hook was not run, what the
+    // forward path read (and where it raised) is not proven.
+    if verdict == Verdict::Once && interp.conds.feasible(&interp.unloaded) {
+        verdict = Verdict::Unknown;
+    }
     // A spent budget or widened conditions make every row provisional: the verdict is
     // UNKNOWN (the rows still show what was found).
     let budget_spent = interp.steps > interp.max_steps || interp.conds.overflowed || approximated > 0;
