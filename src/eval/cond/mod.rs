@@ -255,8 +255,8 @@ impl Atom {
 pub struct Conds {
     atoms: Vec<Atom>,
     by_key: FxHashMap<AtomKey, usize>,
-    /// Per group of linked atoms (the atoms about one symbol), the constraint linking them:
-    /// its `links` and its `choices`.
+    /// Per group of linked atoms (the atoms about one symbol, or the platform predicates), the
+    /// constraint linking them: its `links` and its `choices`.
     groups: FxHashMap<SymId, Cond>,
     /// What atoms about one symbol say of each other (see `linked`), per group.
     links: FxHashMap<SymId, Cond>,
@@ -589,7 +589,7 @@ impl Conds {
         out
     }
 
-    /// The value atom `atom` is about and its group of constraints, if it has one.
+    /// The group atom `atom` belongs to (see `Atom::group`) and its constraint, if it has one.
     fn group_about(&self, atom: usize) -> Option<(SymId, Cond)> {
         let group = self.atoms[atom].group?;
         Some((group, *self.groups.get(&group)?))
