@@ -357,8 +357,8 @@ pub struct Interp<'r, 'a> {
     /// the entry): a row there may miss an application.
     pub scaled_cuts: Cond,
     /// Where the loader's hook was not run for a module's quantization method (past
-    /// `MAX_LOADED_METHODS`, see `loading.rs`): what the forward path reads there may be wrong,
-    /// so ONCE is not proven.
+    /// `MAX_LOADED_METHODS`, see `loading.rs`): what the forward path reads there may be wrong;
+    /// when none of those configurations reaches a row, ONCE is not proven.
     pub unloaded: Cond,
     /// Normalization layers that took the scale off data scaled as a whole (`RMSNorm(v * x) ==
     /// RMSNorm(x)`), with where (as seen from the entry): what a NEVER row says happened.

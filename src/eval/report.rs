@@ -1262,10 +1262,14 @@ fn answer(
     bounds.dedup();
 
     let mut verdict = overall(&rows);
-    // ONCE is a claim about every configuration: where the loader's hook was not run, what the
-    // forward path read (and where it raised) is not proven.
+    // ONCE is a claim about every configuration: where the loader's hook was not run and no
+    // configuration reaches a row (they all raised, on an assert of what the hook sets), it
+    // is not proven.
     if verdict == Verdict::Once && interp.conds.feasible(&interp.unloaded) {
-        verdict = Verdict::Unknown;
+        let shown = row_conds.iter().fold(vacuous_cond, |all, c| all.or(c));
+        if !interp.conds.feasible(&interp.unloaded.and(&shown)) {
+            verdict = Verdict::Unknown;
+        }
     }
     // A spent budget or widened conditions make every row provisional: the verdict is
     // UNKNOWN (the rows still show what was found).

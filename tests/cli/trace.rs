@@ -1827,8 +1827,8 @@ fn the_loaders_phase_runs_for_each_of_several_quantization_methods_and_names_its
         ]
     );
     // Nine: past the bound, which the answer names. The hook runs for the eight under the
-    // fewest conditions (it ran for none, and every configuration failed the assert); where it
-    // did not run, ONCE is not proven.
+    // fewest conditions (it ran for none, and every configuration failed the assert); the
+    // ninth method's configurations all fail it, so ONCE is not proven.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.many_methods.WideManyMethodsMoE"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     let bounds = out.json()["bounds"].to_string();
