@@ -48,19 +48,27 @@ impl Interp<'_, '_> {
             // asserts) stays as `__init__` left it, and the raises that follow end those
             // configurations. Those kept are the methods under the fewest conditions: the
             // unquantized method of `Plain() if quant_config is None else
-            // quant_config.get_quant_method(...)` before the config classes' own.
+            // quant_config.get_quant_method(...)`, not the config classes' own (each of
+            // their hooks is large: running eight of them stopped vLLM's unassumed blocks).
             self.bound(
                 Some(loc),
                 format!(
-                    "a module's quantization method has {} alternatives (more than {MAX_LOADED_METHODS}): the loader's `{HOOK}` is run for the {MAX_LOADED_METHODS} under the fewest conditions only",
+                    "a module's quantization method has {} alternatives (more than {MAX_LOADED_METHODS}): the loader's `{HOOK}` is run only for those under the fewest conditions",
                     methods.0.len()
                 ),
             );
             let conds = &self.conds;
-            methods.0.sort_by_cached_key(|(c, _)| conds.support(c).len());
-            for (cond, _) in methods.0.drain(MAX_LOADED_METHODS..) {
-                self.unloaded = self.unloaded.or(&cond.and(&self.base));
+            let sizes: Vec<usize> = methods.0.iter().map(|(c, _)| conds.support(c).len()).collect();
+            let fewest = sizes.iter().copied().min().unwrap_or(0);
+            let mut kept = G::empty();
+            for ((cond, method), size) in methods.0.into_iter().zip(sizes) {
+                if size == fewest && kept.0.len() < MAX_LOADED_METHODS {
+                    kept.0.push((cond, method));
+                } else {
+                    self.unloaded = self.unloaded.or(&cond.and(&self.base));
+                }
             }
+            methods = kept;
         }
         self.loaded.insert(module);
         for (cond, method) in methods.0 {
