@@ -2111,7 +2111,6 @@ pub fn names_match(name: &str, display: &str) -> bool {
         && name.chars().any(|c| c.is_ascii_uppercase())
 }
 
-/// The expression with exactly `range` inside a module (used for guard tests).
 /// The annotation of the annotated assignment at `range` (`name: T = value`), searched in
 /// `suite` and the blocks of its `if`s and `try`s.
 fn annotation_of(suite: &[ruff_python_ast::Stmt], range: Span) -> Option<&ruff_python_ast::Expr> {
@@ -2133,6 +2132,7 @@ fn annotation_of(suite: &[ruff_python_ast::Stmt], range: Span) -> Option<&ruff_p
     })
 }
 
+/// The expression with exactly `range` inside a module (used for guard tests).
 pub fn find_expr(suite: &[ruff_python_ast::Stmt], range: Span) -> Option<&ruff_python_ast::Expr> {
     use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
     struct Finder<'a> {

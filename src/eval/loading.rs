@@ -17,8 +17,9 @@ use super::value::*;
 const HOOK: &str = "process_weights_after_loading";
 
 /// A module whose quantization method has more alternatives than this (an unknown
-/// quantization config: one per method of the tree) is loaded for this many of them only: its
-/// hook runs once per method, and what the forward path reads from the others stays unknown.
+/// quantization config: one per method of the tree) is loaded only for those under the fewest
+/// conditions, at most this many: its hook runs once per method, and what the forward path
+/// reads from the others stays unknown.
 const MAX_LOADED_METHODS: usize = 8;
 
 impl Interp<'_, '_> {
