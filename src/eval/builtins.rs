@@ -147,8 +147,11 @@ impl Interp<'_, '_> {
                 Some(Value::Tuple(items)) => G::under(pc.clone(), Value::Const(Constant::Int(items.len() as i64))),
                 Some(Value::Obj(id)) => match self.list_length(id, pc) {
                     Some(length) => length,
-                    None => self.anon(pc, loc),
+                    None => self.data_length(pc, loc),
                 },
+                Some(Value::Num(_)) => self.data_length(pc, loc),
+                // Of anything else (a string read from the environment): a number, not the size
+                // of data.
                 _ => self.anon(pc, loc),
             },
             "range" => {
@@ -472,6 +475,16 @@ impl Interp<'_, '_> {
             },
             _ => None,
         }
+    }
+
+    /// The length of data (a tensor, a list the evaluation built): tested against 0, whether
+    /// the data is empty (see `exprs::is_size`).
+    fn data_length(&mut self, pc: &Cond, loc: Loc) -> G {
+        let g = self.anon(pc, loc);
+        if let Some(Value::Sym(s)) = g.single() {
+            self.data_lengths.insert(*s);
+        }
+        g
     }
 
     fn anon(&mut self, pc: &Cond, loc: Loc) -> G {

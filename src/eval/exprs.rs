@@ -2464,12 +2464,11 @@ fn vacuous_test(left: &Value, right: &Value, size: bool) -> Option<&'static str>
 
 impl Interp<'_, '_> {
     /// Whether `value` (written `text`) is the size of some data: a leading dimension, a name
-    /// that says so, or a `len(...)`.
+    /// that says so, or the `len(...)` of data.
     fn is_size(&self, value: &Value, text: &str) -> bool {
         let text = text.trim();
-        matches!(value, Value::Sym(s) if self.is_leading_size(*s))
+        matches!(value, Value::Sym(s) if self.is_leading_size(*s) || self.data_lengths.contains(s))
             || names_a_size(text)
-            || (text.starts_with("len(") && text.ends_with(')'))
     }
 
     /// Whether the symbol `s` is the leading size of some data, however it was named

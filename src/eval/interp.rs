@@ -360,6 +360,9 @@ pub struct Interp<'r, 'a> {
     /// `MAX_LOADED_METHODS`, see `loading.rs`): what the forward path reads there may be wrong;
     /// when none of those configurations reaches a row, ONCE is not proven.
     pub unloaded: Cond,
+    /// Results of `len(...)` of data (a tensor, a list): `== 0` says the data is empty. The
+    /// length of anything else (`len(os.environ.get(...).strip())`) is only a number.
+    pub data_lengths: rustc_hash::FxHashSet<SymId>,
     /// Normalization layers that took the scale off data scaled as a whole (`RMSNorm(v * x) ==
     /// RMSNorm(x)`), with where (as seen from the entry): what a NEVER row says happened.
     pub normalized_away: Vec<(Loc, Cond)>,
@@ -546,6 +549,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             looked_up: FxHashMap::default(),
             scaled_cuts: Cond::FALSE,
             unloaded: Cond::FALSE,
+            data_lengths: rustc_hash::FxHashSet::default(),
             normalized_away: Vec::new(),
             registering: 0,
             loading: 0,

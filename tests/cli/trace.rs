@@ -2046,6 +2046,23 @@ fn platform_predicates_describe_one_platform() {
 }
 
 #[test]
+fn the_length_of_a_string_is_no_size_of_data() {
+    // `len(os.environ.get(...).strip()) == 0` taken for empty data left those configurations
+    // out of the table: the buggy variant's TWICE there read ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.env_length.EnvLengthMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.env_length.EnvLengthTwiceMoE"]);
+    assert!(out.json()["vacuous"].as_array().is_none_or(Vec::is_empty), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "_VISIBLE == None or not (len(_VISIBLE.strip()) == 0)".into()),
+            ("TWICE".into(), 2, "not (_VISIBLE == None) and len(_VISIBLE.strip()) == 0".into())
+        ]
+    );
+}
+
+#[test]
 fn a_size_tested_greater_than_zero_leaves_the_empty_batch_out() {
     // `if hidden_states.shape[0] > 0:` is `not (... == 0)`: the empty batch is left out of the
     // table, as the equality test is, instead of a NEVER row.
