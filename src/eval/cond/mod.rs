@@ -996,17 +996,28 @@ impl Conds {
         let support: rustc_hash::FxHashSet<usize> = self.support(cond).into_iter().collect();
         let mut lits: Vec<(usize, bool)> =
             cube.into_iter().map(|(v, b)| (v as usize, b)).filter(|(v, _)| support.contains(v)).collect();
-        // `x == "a"` says `not (x == "b")`: the implied literals are left out.
-        let equal_to_one: Vec<SymId> = lits
-            .iter()
-            .filter_map(|&(a, holds)| match &self.atoms[a].key {
-                AtomKey::Equals(s, _) if holds => Some(*s),
-                _ => None,
-            })
-            .collect();
-        lits.retain(|&(a, holds)| {
-            holds || !matches!(&self.atoms[a].key, AtomKey::Equals(s, _) if equal_to_one.contains(s))
-        });
+        // `x == "a"` says `not (x == "b")`, `is_cpu()` says `not is_rocm()`: a negation the
+        // other literals of its group imply under the group's constraint is left out (one at
+        // a time, so that of two negations implying each other one stays).
+        let mut i = 0;
+        while i < lits.len() {
+            let (atom, holds) = lits[i];
+            let implied = !holds
+                && self.group_about(atom).is_some_and(|(group, constraint)| {
+                    let mut rest = constraint;
+                    for (j, &(other, other_holds)) in lits.iter().enumerate() {
+                        if j != i && self.atoms[other].group == Some(group) {
+                            rest = rest.and(&self.literal_cond(other, other_holds));
+                        }
+                    }
+                    !rest.meets(&self.literal_cond(atom, true))
+                });
+            if implied {
+                lits.remove(i);
+            } else {
+                i += 1;
+            }
+        }
         // So are those an assumption (or a value of 1, 0 or None) fixed.
         lits.retain(|&(a, holds)| self.fixed.meets(&self.literal_cond(a, !holds)));
         lits.sort();
@@ -1741,6 +1752,22 @@ mod tests {
         let example = conds.example_within(&cond, &conds.truth()).expect("satisfiable");
         assert!(!example.iter().any(|&(atom, _)| atom == 2), "{example:?}");
         assert!(example.contains(&(3, true)) && example.contains(&(4, true)), "{example:?}");
+    }
+
+    #[test]
+    fn an_example_leaves_out_what_its_group_implies() {
+        // On the CPU, `is_rocm()` is false: the example says `is_cpu()` alone. A negation the
+        // rest of the example does not imply stays.
+        let mut conds = Conds::default();
+        let rocm = conds.atom(AtomKey::Test("is_rocm()".into()), || "is_rocm()".into());
+        let cpu = conds.atom(AtomKey::Test("is_cpu()".into()), || "is_cpu()".into());
+        let fused = conds.atom(AtomKey::Test("fused".into()), || "fused".into());
+        let cond = cpu.and(&rocm.not()).and(&fused.not());
+        let example = conds.example_within(&cond, &conds.truth()).expect("satisfiable");
+        assert_eq!(example, vec![(1, true), (2, false)]);
+        let on_some_gpu = rocm.not().and(&fused);
+        let example = conds.example_within(&on_some_gpu, &conds.truth()).expect("satisfiable");
+        assert!(example.contains(&(0, false)), "{example:?}");
     }
 }
 
