@@ -276,6 +276,22 @@ impl Interp<'_, '_> {
                 let id = self.alloc(ObjKind::Dict(entries), loc);
                 G::under(pc.clone(), Value::Obj(id))
             }
+            // `bool(x)` of a setting is `True` where `x` is truthy and `False` elsewhere (so a
+            // lazy setting `bool(int(os.getenv("X", "0")))` is a named flag); of data, a test
+            // of the data, kept as it is.
+            "bool" if arg(0).is_some_and(|g| g.iter().all(|(_, v)| matches!(v, Value::Sym(_)))) => {
+                let mut out = G::empty();
+                for (c, v) in arg(0).expect("checked").iter() {
+                    let t = self.truthy_value(v, loc);
+                    for (holds, value) in [(t, true), (t.not(), false)] {
+                        let at = c.and(&holds);
+                        if self.conds.feasible(&at) {
+                            out.push(&self.conds, at, Value::Const(Constant::Bool(value)));
+                        }
+                    }
+                }
+                out
+            }
             "int" | "float" | "bool" | "abs" | "round" | "sum" | "str" => match arg(0) {
                 Some(value) => self.map(&value, |this, v| match (name, v) {
                     ("bool", v) => {

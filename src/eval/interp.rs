@@ -1289,6 +1289,14 @@ impl<'r, 'a> Interp<'r, 'a> {
             }
             return G::one(&self.conds, Value::unknown(format!("`{name}` is not defined in {module}")));
         }
+        // Declared only for type checkers, the name is not bound when the module runs: a
+        // module `__getattr__` answers for it (vLLM's `envs.VLLM_X`, each read through its
+        // environment variable). Without one, the declaration is read (below).
+        if bindings.iter().all(|b| self.type_checking_guard(file, &b.guards).is_some()) {
+            if let Some(g) = self.module_getattr(file, name, loc) {
+                return g;
+            }
+        }
         // Later bindings win where their guards hold (a module runs top to bottom).
         let key = (file, Name::new(name));
         let mut bound = self.conds.falsity();

@@ -2227,6 +2227,22 @@ fn a_module_getattr_answers_its_missing_names() {
 }
 
 #[test]
+fn a_setting_declared_for_type_checkers_is_read_through_the_module_getattr() {
+    // vLLM's `envs.py`: `if TYPE_CHECKING: X: bool = False`, and a `__getattr__` that reads the
+    // environment. Read as declared, the setting was always off: the buggy block, TWICE with
+    // it on, read ONCE. `bool(int(os.getenv(...)))` is a flag named after the setting.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.declared_env_moe.DeclaredEnvMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.declared_env_moe.DeclaredEnvTwiceMoE"]);
+    assert_eq!(verdict, "TWICE", "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not FUSE_INTO_WEIGHTS".into()), ("TWICE".into(), 2, "FUSE_INTO_WEIGHTS".into())]
+    );
+    assert!(!out.stdout.contains("TYPE_CHECKING"), "{}", out.stdout);
+}
+
+#[test]
 fn every_assume_spelling_the_output_suggests_fixes_its_atom() {
     // The `--assume` printed beside each atom, passed back as the shell would pass it, matches:
     // equalities with an empty or numeric string, comparisons, tests of whole expressions,
@@ -3703,9 +3719,9 @@ fn a_block_asked_about_itself_is_not_answered_again_as_its_own_block() {
 
 #[test]
 fn a_setting_declared_for_type_checkers_is_read_as_declared_and_said_so() {
-    // `if TYPE_CHECKING: SCALE_IN_KERNEL: bool = False` (vLLM's `envs.py`), read at run time
-    // through the module's `__getattr__`: read as declared, the default is taken for the
-    // setting, an assumption the answer now states where the declarations are.
+    // `if TYPE_CHECKING: SCALE_IN_KERNEL: bool = False` with no module `__getattr__` to
+    // answer for it: read as declared, the default is taken for the setting, an assumption the
+    // answer states where the declarations are.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.declared_settings_moe.DeclaredSettingMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     let unresolved = out.json()["unresolved"].as_array().unwrap().clone();
