@@ -1291,8 +1291,13 @@ impl<'r, 'a> Interp<'r, 'a> {
         }
         // Declared only for type checkers, the name is not bound when the module runs: a
         // module `__getattr__` answers for it (vLLM's `envs.VLLM_X`, each read through its
-        // environment variable). Without one, the declaration is read (below).
-        if bindings.iter().all(|b| self.type_checking_guard(file, &b.guards).is_some()) {
+        // environment variable), where the declaration gives a value, which is only a
+        // default. A declaration of a type alone (`current_platform: Platform`) already says
+        // all that is known of what the hook computes from the machine: it is read (below),
+        // as is any declaration of a module without a hook.
+        if bindings.iter().all(|b| self.type_checking_guard(file, &b.guards).is_some())
+            && bindings.iter().any(|b| matches!(b.kind, BindingKind::Value { .. }))
+        {
             if let Some(g) = self.module_getattr(file, name, loc) {
                 return g;
             }
@@ -1312,7 +1317,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             // Read as declared, a declaration for type checkers is a setting's default (vLLM's
             // `envs.VLLM_X`, read at run time through the module's `__getattr__`): said once
             // per module, where the declarations are.
-            if !guard.is_false() {
+            if !guard.is_false() && !matches!(binding.kind, BindingKind::Annotated { .. }) {
                 if let Some(at) = self.type_checking_guard(file, &binding.guards) {
                     let tt = self.conds.truth();
                     self.blocker(

@@ -2243,6 +2243,24 @@ fn a_setting_declared_for_type_checkers_is_read_through_the_module_getattr() {
 }
 
 #[test]
+fn a_module_attribute_declared_by_its_type_alone_is_some_value_of_that_type() {
+    // vLLM's `current_platform: Platform` under `if TYPE_CHECKING:`, computed by the module's
+    // `__getattr__` from the machine. Evaluating that set-up named every test after its cache
+    // variable (`_current_platform == None`) and counted the plugin search's raises.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.declared_env_moe.PlatformFusedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "current_platform.fuses_scale()".into()),
+            ("ONCE".into(), 1, "not current_platform.fuses_scale()".into())
+        ]
+    );
+    assert!(out.json()["raises"].as_array().is_none_or(Vec::is_empty), "{}", out.stdout);
+    assert!(!out.stdout.contains("TYPE_CHECKING"), "{}", out.stdout);
+}
+
+#[test]
 fn every_assume_spelling_the_output_suggests_fixes_its_atom() {
     // The `--assume` printed beside each atom, passed back as the shell would pass it, matches:
     // equalities with an empty or numeric string, comparisons, tests of whole expressions,
