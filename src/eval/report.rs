@@ -857,6 +857,48 @@ fn collect_nums(
     }
 }
 
+/// What the data parts of one output hold in some configurations (see `answer`).
+#[derive(Clone)]
+struct OutputCell {
+    cond: Cond,
+    exponents: BTreeSet<i32>,
+    parts: BTreeSet<(i32, Vec<SiteId>, bool)>,
+    blocked_by: BTreeSet<u32>,
+    /// Some part holds data here.
+    has_data: bool,
+    /// Some of the data holds no application at all (exponent 0, no site).
+    plain: bool,
+}
+
+impl OutputCell {
+    fn new(cond: Cond) -> OutputCell {
+        OutputCell {
+            cond,
+            exponents: BTreeSet::new(),
+            parts: BTreeSet::new(),
+            blocked_by: BTreeSet::new(),
+            has_data: false,
+            plain: false,
+        }
+    }
+
+    /// Adds data `n` of which the sites `ran` ran here.
+    fn add(&mut self, n: &Num, ran: &BTreeSet<SiteId>) {
+        for part in &n.parts {
+            if part.exp != 0 {
+                self.exponents.insert(part.exp);
+            }
+            if part.touched() {
+                let sites = part.sites.iter().copied().filter(|s| ran.contains(s)).collect();
+                self.parts.insert((part.exp, sites, part.unknown.is_some()));
+            }
+            self.blocked_by.extend(part.unknown);
+        }
+        self.has_data = true;
+        self.plain |= n.parts.iter().any(|p| !p.touched());
+    }
+}
+
 /// New decision-diagram nodes the printing context of the rows may take (the table is shared
 /// with the rows themselves, which must stay exact).
 const REPORT_NODE_BUDGET: usize = 1_000_000;
@@ -935,31 +977,61 @@ fn answer(
             });
             continue;
         }
-        for (nc, n) in nums {
-            for (region, ran) in regions_by_sites(interp, &n, nc) {
-                let mut exponents = BTreeSet::new();
-                let mut parts = BTreeSet::new();
-                let mut blocked_by = BTreeSet::new();
-                for part in &n.parts {
-                    if part.exp != 0 {
-                        exponents.insert(part.exp);
+        // The data parts of one output (a layer's output and its residual stream, a record's
+        // tensors) are one answer per configuration: each part's regions refine the
+        // configurations, and a configuration's row holds the scales of every part there.
+        // (Each part made rows of its own, and a configuration sat in one row per part.) Past
+        // a bound on the refinement, parts are answered one by one again.
+        let mut cells = vec![OutputCell::new(c)];
+        let mut refined = true;
+        for (nc, n) in &nums {
+            let regions = regions_by_sites(interp, n, *nc);
+            let mut next = Vec::new();
+            for cell in &cells {
+                let mut rest = cell.cond;
+                for (region, ran) in &regions {
+                    let both = cell.cond.and(region);
+                    if !conds.feasible(&both) {
+                        continue;
                     }
-                    if part.touched() {
-                        let sites = part.sites.iter().copied().filter(|s| ran.contains(s)).collect();
-                        parts.insert((part.exp, sites, part.unknown.is_some()));
-                    }
-                    blocked_by.extend(part.unknown);
+                    let mut grown = cell.clone();
+                    grown.cond = both;
+                    grown.add(n, ran);
+                    next.push(grown);
+                    rest = rest.and(&region.not());
                 }
-                alternatives.push(Alternative {
-                    cond: region,
-                    exponents,
-                    parts,
-                    blocked_by,
-                    has_data: true,
-                    plain: n.parts.iter().any(|p| !p.touched()),
-                    unknown: unknown.clone(),
-                });
+                if conds.feasible(&rest) {
+                    next.push(OutputCell { cond: rest, ..cell.clone() });
+                }
             }
+            if next.len() > MAX_SITE_REGIONS {
+                refined = false;
+                break;
+            }
+            cells = next;
+        }
+        if !refined {
+            cells = Vec::new();
+            for (nc, n) in &nums {
+                for (region, ran) in regions_by_sites(interp, n, *nc) {
+                    let mut cell = OutputCell::new(region);
+                    cell.add(n, &ran);
+                    cells.push(cell);
+                }
+            }
+        }
+        for cell in cells {
+            alternatives.push(Alternative {
+                cond: cell.cond,
+                exponents: cell.exponents,
+                parts: cell.parts,
+                blocked_by: cell.blocked_by,
+                // Where no part holds data (a part present only in some configurations), the
+                // data there is the parts that never take part in scaling, if any.
+                has_data: cell.has_data || had_data,
+                plain: cell.plain || !cell.has_data,
+                unknown: unknown.clone(),
+            });
         }
     }
     // A configuration is the conjunction of everything it chose; merge outcomes per (outcome

@@ -2261,6 +2261,23 @@ fn a_module_attribute_declared_by_its_type_alone_is_some_value_of_that_type() {
 }
 
 #[test]
+fn the_parts_of_one_output_make_one_row_per_configuration() {
+    // A layer's output and its residual stream, returned as a pair: each part made rows of
+    // its own (the output's ONCE "always" beside the stream's NEVER and INVERSE), so every
+    // configuration sat in two rows. Now one row per configuration holds both (MIXED has no
+    // one exponent).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.tuple_parts.PairLayer"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not config.guard_overflow".into()),
+            ("MIXED".into(), i64::MIN, "config.guard_overflow".into())
+        ]
+    );
+}
+
+#[test]
 fn every_assume_spelling_the_output_suggests_fixes_its_atom() {
     // The `--assume` printed beside each atom, passed back as the shell would pass it, matches:
     // equalities with an empty or numeric string, comparisons, tests of whole expressions,
