@@ -10,7 +10,8 @@
 //! when it returns (`device.rs`): a value the loop bound is there where some iteration binds it;
 //! a value from before the loop stays only where no iteration rebinds it. Where iterations
 //! differ in what they bind (only the first chunk scaled), both values are there: the output
-//! holds both kinds of data. A comprehension's item is there where some iteration produces it.
+//! holds both kinds of data. A comprehension's item is there where some iteration produces it,
+//! and so is an item the loop appends to a list the function holds.
 //! A site keeps the test in its condition (it says in which iterations the site runs), and
 //! attribute writes into objects keep it too: a layer built for index `i` keeps
 //! `i < config.num_hash_layers`, which is what tells a model's layer kinds apart.
@@ -198,6 +199,40 @@ impl Interp<'_, '_> {
             }
             let out = self.unite_overlapping(alternatives);
             frame.locals.insert(name, out);
+        }
+        // A list the loop appended to holds an item where some iteration appended it, as a
+        // comprehension's items are there where some iteration produces them: the experts'
+        // outputs gathered under `if num_tokens == 0: continue` are in the list wherever some
+        // expert got tokens. (Kept per iteration, the list was empty where that test held,
+        // and `torch.cat(outputs) if len(outputs) else ...` lost those configurations.)
+        let mut lists: Vec<super::value::HeapId> = frame
+            .locals
+            .values()
+            .flat_map(|g| g.iter())
+            .filter_map(|(_, v)| match v {
+                Value::Obj(id) if matches!(self.heap[*id as usize].kind, super::interp::ObjKind::List(_)) => Some(*id),
+                _ => None,
+            })
+            .collect();
+        lists.sort_unstable();
+        lists.dedup();
+        for id in lists {
+            let super::interp::ObjKind::List(items) = &self.heap[id as usize].kind else { continue };
+            if !items.iter().any(|g| g.iter().any(|(c, _)| mentions(&self.conds, c))) {
+                continue;
+            }
+            let items: Vec<G> = items
+                .clone()
+                .iter()
+                .map(|g| {
+                    let quantified = if holds_data(g) { &own } else { &vars };
+                    self.unite_overlapping(
+                        g.iter().map(|(c, v)| (self.conds.over_atoms(c, quantified, true), v.clone())).collect(),
+                    )
+                })
+                .collect();
+            self.touch(id);
+            self.heap[id as usize].kind = super::interp::ObjKind::List(items);
         }
         if frame.returns.iter().any(|(c, _)| mentions(&self.conds, c)) {
             let quantified = if holds_data(&frame.returns) { &own } else { &vars };

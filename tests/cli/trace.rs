@@ -2278,6 +2278,24 @@ fn the_parts_of_one_output_make_one_row_per_configuration() {
 }
 
 #[test]
+fn a_list_a_loop_appended_to_holds_what_some_iteration_appended() {
+    // Experts with no tokens skipped by `continue`, the others' outputs gathered and
+    // concatenated `if len(outputs)`: the skip test stayed on the list's items, and where it
+    // held the list was empty, a configuration the evaluation lost (an UNKNOWN row).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.gathered_outputs.GatheredOutputsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    // Scaled in each expert too: twice where the experts' outputs land (the buffer they are
+    // scattered into is not known to be covered whole: MIXED), and no configuration lost.
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.gathered_outputs.GatheredScaledOutputsMoE"]);
+    assert_eq!(verdict, "MIXED", "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not len(outputs)".into()), ("MIXED".into(), i64::MIN, "len(outputs)".into())]
+    );
+}
+
+#[test]
 fn every_assume_spelling_the_output_suggests_fixes_its_atom() {
     // The `--assume` printed beside each atom, passed back as the shell would pass it, matches:
     // equalities with an empty or numeric string, comparisons, tests of whole expressions,
