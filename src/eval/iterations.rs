@@ -222,7 +222,6 @@ impl Interp<'_, '_> {
                 continue;
             }
             let items: Vec<G> = items
-                .clone()
                 .iter()
                 .map(|g| {
                     let quantified = if holds_data(g) { &own } else { &vars };

@@ -982,14 +982,15 @@ fn answer(
         // configurations, and a configuration's row holds the scales of every part there.
         // (Each part made rows of its own, and a configuration sat in one row per part.) Past
         // a bound on the refinement, parts are answered one by one again.
+        let regions: Vec<Vec<(Cond, BTreeSet<SiteId>)>> =
+            nums.iter().map(|(nc, n)| regions_by_sites(interp, n, *nc)).collect();
         let mut cells = vec![OutputCell::new(c)];
         let mut refined = true;
-        for (nc, n) in &nums {
-            let regions = regions_by_sites(interp, n, *nc);
+        for ((_, n), regions) in nums.iter().zip(&regions) {
             let mut next = Vec::new();
             for cell in &cells {
                 let mut rest = cell.cond;
-                for (region, ran) in &regions {
+                for (region, ran) in regions {
                     let both = cell.cond.and(region);
                     if !conds.feasible(&both) {
                         continue;
@@ -1012,10 +1013,10 @@ fn answer(
         }
         if !refined {
             cells = Vec::new();
-            for (nc, n) in &nums {
-                for (region, ran) in regions_by_sites(interp, n, *nc) {
-                    let mut cell = OutputCell::new(region);
-                    cell.add(n, &ran);
+            for ((_, n), regions) in nums.iter().zip(&regions) {
+                for (region, ran) in regions {
+                    let mut cell = OutputCell::new(*region);
+                    cell.add(n, ran);
                     cells.push(cell);
                 }
             }
