@@ -1489,6 +1489,22 @@ impl<'r, 'a> Interp<'r, 'a> {
         if !hook.iter().any(|(_, v)| matches!(v, Value::Func(_))) {
             return None;
         }
+        // A setting assumed by its name (`--assume VLLM_X=true`) is that value: what the hook
+        // would compute from the environment (`os.getenv("VLLM_X", "False").lower() in
+        // ("true", "1")`) is not evaluated, and its string tests not fixed by a value they
+        // do not compare with.
+        let assumed = self.assumes.iter().find_map(|a| match &a.value {
+            AssumedValue::Const(value)
+                if a.name == name || a.name.strip_suffix(name).is_some_and(|rest| rest.ends_with('.')) =>
+            {
+                a.used.set(true);
+                Some(value.clone())
+            }
+            _ => None,
+        });
+        if let Some(value) = assumed {
+            return Some(G::one(&self.conds, Value::Const(value)));
+        }
         let tt = self.conds.truth();
         let key = G::one(&self.conds, Value::Const(Constant::Str(name.to_string())));
         let args = super::calls::Args {

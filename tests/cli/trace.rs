@@ -2243,6 +2243,22 @@ fn a_setting_declared_for_type_checkers_is_read_through_the_module_getattr() {
 }
 
 #[test]
+fn a_setting_assumed_by_its_name_is_that_value() {
+    // `--assume FUSE_IN_KERNEL=true` matched the string tests the hook makes
+    // (`os.getenv(...).lower() == "true"`) by the name inside them, and compared them with
+    // `True`: both false, the setting off, and the TWICE it turns on read ONCE.
+    let entry = ["--entry", "gate.declared_env_moe.KernelFusedTwiceMoE"];
+    let (_, verdict, out) = trace("trace/router", &entry);
+    assert_eq!(verdict, "TWICE", "{}", out.stdout);
+    for (value, expected) in [("true", "TWICE"), ("1", "TWICE"), ("false", "ONCE")] {
+        let assume = format!("FUSE_IN_KERNEL={value}");
+        let (_, verdict, out) = trace("trace/router", &[&entry[..], &["--assume", &assume]].concat());
+        assert_eq!(verdict, expected, "{assume}: {}", out.stdout);
+        assert!(out.json()["atoms"].as_array().is_none_or(Vec::is_empty), "{}", out.stdout);
+    }
+}
+
+#[test]
 fn a_module_attribute_declared_by_its_type_alone_is_some_value_of_that_type() {
     // vLLM's `current_platform: Platform` under `if TYPE_CHECKING:`, computed by the module's
     // `__getattr__` from the machine. Evaluating that set-up named every test after its cache
