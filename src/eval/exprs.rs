@@ -893,8 +893,7 @@ impl Interp<'_, '_> {
         let sym = &self.syms[s as usize];
         let display = sym.label();
         let names: Vec<String> = std::iter::once(sym.display.clone()).chain(sym.aliases.iter().cloned()).collect();
-        if let Some(assume) = self.assumes.iter().find(|a| names.iter().any(|n| super::interp::names_match(&a.name, n)))
-        {
+        if let Some(assume) = self.assumption_of_test(&names, Some(c)) {
             assume.used.set(true);
             if let super::interp::AssumedValue::Const(v) = &assume.value {
                 let equal = super::interp::assumed_equals(v, c);

@@ -655,10 +655,14 @@ impl<'r, 'a> Interp<'r, 'a> {
         self.assumes.iter().find(|a| names_match(&a.name, display))
     }
 
-    /// The value for an unknown thing: an assumed constant or class if `--assume` names it,
-    /// otherwise its symbol.
+    /// The value for an unknown thing: an assumed constant or class if `--assume` names it
+    /// (as it is printed, or by the last part of a dotted path), otherwise its symbol. A name
+    /// only found as a word inside it (`FOLD` in `os.environ.get("FOLD", "0")`) does not make
+    /// it that value: the name is often the variable the read is tested into (`FOLD =
+    /// os.environ.get("FOLD", "0") == "1"`), and `1` or `True` compared with the read's
+    /// strings would turn the switch off. Its tests take the assumption instead (see `atom`).
     pub fn sym(&mut self, key: SymKey, display: String, class_hint: Option<ClassId>) -> Value {
-        if let Some(assume) = self.assumption(&display) {
+        if let Some(assume) = self.assumes.iter().find(|a| names_match_exactly(&a.name, &display)) {
             assume.used.set(true);
             let value = assume.value.clone();
             return match value {
@@ -727,14 +731,32 @@ impl<'r, 'a> Interp<'r, 'a> {
                 if let AssumedValue::Const(c) = &assume.value {
                     self.conds.fix(before, super::cond::constant_truthy(c));
                 }
-            } else if let Some(assume) = self.assumes.iter().find(|a| names.iter().any(|n| names_match(&a.name, n))) {
-                assume.used.set(true);
-                if let Some(holds) = assumed_truth(&atom.key, &assume.value) {
-                    self.conds.fix(before, holds);
+            } else {
+                let tested = match &atom.key {
+                    AtomKey::Equals(_, c) => Some(c),
+                    _ => None,
+                };
+                if let Some(assume) = self.assumption_of_test(&names, tested) {
+                    assume.used.set(true);
+                    if let Some(holds) = assumed_truth(&atom.key, &assume.value) {
+                        self.conds.fix(before, holds);
+                    }
                 }
             }
         }
         cond
+    }
+
+    /// The `--assume` that names a value tested against `tested` (by one of `names`). A
+    /// `true`/`false` said of a string test (`read.lower() == "true"`) by a name only found
+    /// inside the read's text is about something else: the variable the test is stored in,
+    /// whose name the output gives the atom (see `name_condition`).
+    pub fn assumption_of_test(&self, names: &[String], tested: Option<&Constant>) -> Option<&Assume> {
+        let assume = self.assumes.iter().find(|a| names.iter().any(|n| names_match(&a.name, n)))?;
+        let about_a_string =
+            matches!((tested, &assume.value), (Some(Constant::Str(_)), AssumedValue::Const(Constant::Bool(_))))
+                && !names.iter().any(|n| names_match_exactly(&assume.name, n));
+        (!about_a_string).then_some(assume)
     }
 
     /// Whether an `--assume` gives the unknown value `s` a constant (by its name or an alias).
@@ -2134,7 +2156,7 @@ fn is_enum_auto(expr: &ruff_python_ast::Expr) -> bool {
 /// dotted component, or a whole identifier inside it (`SGLANG_USE_AITER` in
 /// `envs.SGLANG_USE_AITER.get()`).
 pub fn names_match(name: &str, display: &str) -> bool {
-    if name == display || display.ends_with(&format!(".{name}")) {
+    if names_match_exactly(name, display) {
         return true;
     }
     if name.contains(|c: char| !(c.is_alphanumeric() || c == '_')) {
@@ -2142,6 +2164,11 @@ pub fn names_match(name: &str, display: &str) -> bool {
     }
     display.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|part| part == name)
         && name.chars().any(|c| c.is_ascii_uppercase())
+}
+
+/// Whether an `--assume` name is the display itself, or the last part of its dotted path.
+pub fn names_match_exactly(name: &str, display: &str) -> bool {
+    name == display || display.ends_with(&format!(".{name}"))
 }
 
 /// The annotation of the annotated assignment at `range` (`name: T = value`), searched in

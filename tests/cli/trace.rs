@@ -2259,6 +2259,29 @@ fn a_setting_assumed_by_its_name_is_that_value() {
 }
 
 #[test]
+fn the_assumption_the_output_suggests_for_a_switch_turns_it_on() {
+    // `FOLD_SCALE = os.environ.get("FOLD_SCALE", ...).lower() == "true"`: the output names the
+    // atom `FOLD_SCALE` and suggests `--assume FOLD_SCALE=true`. That name also matched the
+    // environment read by the word inside it, which took the assumed value: `True` (or `1`)
+    // compared with the strings, unequal, and the switch read off: ONCE where it is TWICE.
+    for (entry, name) in [("gate.env_words.EnvWordsMoE", "FOLD_SCALE"), ("gate.env_words.EnvDigitMoE", "FOLD_DIGIT")] {
+        let (_, verdict, out) = trace("trace/router", &["--entry", entry]);
+        assert_eq!(verdict, "TWICE", "{}", out.stdout);
+        assert_eq!(out.json()["atoms"][0]["assume_as"], format!("{name}=true"), "{}", out.stdout);
+        for (value, expected) in [("true", "TWICE"), ("false", "ONCE")] {
+            let assume = format!("{name}={value}");
+            let (_, verdict, out) = trace("trace/router", &["--entry", entry, "--assume", &assume]);
+            assert_eq!(verdict, expected, "{assume}: {}", out.stdout);
+            assert!(out.json()["atoms"].as_array().is_none_or(Vec::is_empty), "{}", out.stdout);
+        }
+    }
+    // The variable's digit is its string, as the README says.
+    let (_, verdict, out) =
+        trace("trace/router", &["--entry", "gate.env_words.EnvDigitMoE", "--assume", "FOLD_DIGIT=1"]);
+    assert_eq!(verdict, "TWICE", "{}", out.stdout);
+}
+
+#[test]
 fn a_module_attribute_declared_by_its_type_alone_is_some_value_of_that_type() {
     // vLLM's `current_platform: Platform` under `if TYPE_CHECKING:`, computed by the module's
     // `__getattr__` from the machine. Evaluating that set-up named every test after its cache
