@@ -68,6 +68,8 @@ pub struct Relevance {
     mutators: FxHashMap<FuncId, bool>,
     /// Functions that return one of their parameters as it is (see `returns_parameter`).
     param_returners: FxHashMap<FuncId, bool>,
+    /// Functions that add two of their parameters (see `adds_parameters`).
+    param_adders: FxHashMap<FuncId, bool>,
     /// The parameters a function gives back, alone or in a returned tuple (see
     /// `gives_back_object`).
     given_back: FxHashMap<FuncId, Rc<[ruff_python_ast::name::Name]>>,
@@ -247,6 +249,12 @@ impl Interp<'_, '_> {
         // (`if flag: out = scaled` ... `return out`, or a result written into `out=`) picks
         // between them: the outside-computation summary, a product of all, would not.
         if self.returns_parameter(func) && self.differently_scaled_data_in(args) {
+            return true;
+        }
+        // Handed two scaled tensors, a function that adds two of its parameters (`residual =
+        // x + residual` in a layer's own add-and-norm) keeps their scale: the summary, a
+        // product of all, would multiply them (the stream read as divided twice).
+        if self.scaled_arguments(args) >= 2 && self.adds_parameters(func) {
             return true;
         }
         // Handed data, a function that returns `None` on one path and a value on another
@@ -481,6 +489,38 @@ impl Interp<'_, '_> {
         }
         let scaled = |s: &Vec<Vec<i32>>| s.iter().any(|e| e.iter().any(|x| *x != 0));
         per_argument.iter().any(scaled) && per_argument.iter().any(|s| s != &per_argument[0])
+    }
+
+    /// How many arguments hold a scaled tensor.
+    fn scaled_arguments(&self, args: &Args) -> usize {
+        args.all_values()
+            .chain(args.splats.iter())
+            .filter(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor) && self.holds_scaled(v)))
+            .count()
+    }
+
+    /// Whether `func` adds two of its parameters (`x + residual`, `x += residual`,
+    /// `x.add_(residual)`).
+    fn adds_parameters(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.param_adders.get(&func) {
+            return known;
+        }
+        let names: Vec<ruff_python_ast::name::Name> =
+            self.index.function(func).params.iter().map(|p| p.name.clone()).collect();
+        let module = self.index.file(func.file).ast();
+        let range = self.index.function(func).range;
+        let found = match crate::syntax::stmt_with_range(&module.body, range) {
+            Some(Stmt::FunctionDef(def)) => {
+                let mut finder = ParameterSum { names: &names, found: false };
+                for stmt in &def.body {
+                    ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
+                }
+                finder.found
+            }
+            _ => false,
+        };
+        self.relevance.param_adders.insert(func, found);
+        found
     }
 
     fn holds_scaled(&self, value: &Value) -> bool {
@@ -1710,6 +1750,56 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for ReturnedLookups<'_> {
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
             _ => ruff_python_ast::visitor::walk_stmt(self, stmt),
         }
+    }
+}
+
+/// Finds a sum of two parameters (see `Interp::adds_parameters`).
+struct ParameterSum<'n> {
+    names: &'n [ruff_python_ast::name::Name],
+    found: bool,
+}
+
+impl ParameterSum<'_> {
+    fn is_parameter(&self, expr: &Expr) -> bool {
+        matches!(expr, Expr::Name(name) if self.names.contains(&name.id))
+    }
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for ParameterSum<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let Stmt::AugAssign(node) = stmt {
+            if node.op == ruff_python_ast::Operator::Add
+                && self.is_parameter(&node.target)
+                && self.is_parameter(&node.value)
+            {
+                self.found = true;
+            }
+        }
+        ruff_python_ast::visitor::walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::BinOp(node)
+                if node.op == ruff_python_ast::Operator::Add
+                    && self.is_parameter(&node.left)
+                    && self.is_parameter(&node.right) =>
+            {
+                self.found = true;
+            }
+            Expr::Call(call) => {
+                if let Expr::Attribute(method) = call.func.as_ref() {
+                    if matches!(method.attr.as_str(), "add" | "add_")
+                        && self.is_parameter(&method.value)
+                        && call.arguments.args.first().is_some_and(|a| self.is_parameter(a))
+                    {
+                        self.found = true;
+                    }
+                }
+            }
+            _ => {}
+        }
+        ruff_python_ast::visitor::walk_expr(self, expr);
     }
 }
 

@@ -2335,6 +2335,16 @@ fn a_list_a_loop_appended_to_holds_what_some_iteration_appended() {
 }
 
 #[test]
+fn a_function_that_adds_two_scaled_tensors_keeps_their_scale() {
+    // A layer's own add-and-norm, handed the attention output and the stream both divided by
+    // the factor, never reads the factor: skipped as an outside computation, it multiplied
+    // their scales (the stream divided twice, -2). It adds them: divided once.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.summed_pair.SummedPairLayer"]);
+    assert_eq!((code, verdict.as_str()), (1, "INVERSE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("INVERSE".into(), -1, "always".into())]);
+}
+
+#[test]
 fn every_assume_spelling_the_output_suggests_fixes_its_atom() {
     // The `--assume` printed beside each atom, passed back as the shell would pass it, matches:
     // equalities with an empty or numeric string, comparisons, tests of whole expressions,
