@@ -857,28 +857,32 @@ fn collect_nums(
     }
 }
 
-/// What the data parts of one output hold in some configurations (see `answer`).
+/// What an output holds in some configurations (see `answer`): the scales of its data parts
+/// there, over all of them.
 #[derive(Clone)]
-struct OutputCell {
+struct Alternative {
     cond: Cond,
     exponents: BTreeSet<i32>,
     parts: BTreeSet<(i32, Vec<SiteId>, bool)>,
+    /// What made incomplete parts so (indices into `Interp::blockers`).
     blocked_by: BTreeSet<u32>,
     /// Some part holds data here.
     has_data: bool,
     /// Some of the data holds no application at all (exponent 0, no site).
     plain: bool,
+    unknown: Vec<String>,
 }
 
-impl OutputCell {
-    fn new(cond: Cond) -> OutputCell {
-        OutputCell {
+impl Alternative {
+    fn new(cond: Cond, unknown: Vec<String>) -> Alternative {
+        Alternative {
             cond,
             exponents: BTreeSet::new(),
             parts: BTreeSet::new(),
             blocked_by: BTreeSet::new(),
             has_data: false,
             plain: false,
+            unknown,
         }
     }
 
@@ -914,17 +918,6 @@ fn answer(
     let index = interp.index;
     let conds = &interp.conds;
     // What every alternative of the output holds.
-    struct Alternative {
-        cond: Cond,
-        exponents: BTreeSet<i32>,
-        parts: BTreeSet<(i32, Vec<SiteId>, bool)>,
-        /// What made incomplete parts so (indices into `Interp::blockers`).
-        blocked_by: BTreeSet<u32>,
-        has_data: bool,
-        /// Some of the data holds no application at all (exponent 0, no site).
-        plain: bool,
-        unknown: Vec<String>,
-    }
     let mut alternatives: Vec<Alternative> = Vec::new();
     let mut collected = Vec::new();
     for (c, v) in output.iter() {
@@ -953,28 +946,12 @@ fn answer(
         let (c, unknown) = (*c, unknown.clone());
         if nums.is_empty() && had_data {
             // Only parts that never take part in scaling: none of the value reaches here.
-            alternatives.push(Alternative {
-                cond: c,
-                exponents: BTreeSet::new(),
-                parts: BTreeSet::new(),
-                blocked_by: BTreeSet::new(),
-                has_data: true,
-                plain: true,
-                unknown,
-            });
+            alternatives.push(Alternative { has_data: true, plain: true, ..Alternative::new(c, unknown) });
             continue;
         }
         // Split by the conditions of nested alternatives.
         if nums.is_empty() {
-            alternatives.push(Alternative {
-                cond: c.clone(),
-                exponents: BTreeSet::new(),
-                parts: BTreeSet::new(),
-                blocked_by: BTreeSet::new(),
-                has_data: false,
-                plain: false,
-                unknown,
-            });
+            alternatives.push(Alternative::new(c, unknown));
             continue;
         }
         // The data parts of one output (a layer's output and its residual stream, a record's
@@ -984,7 +961,7 @@ fn answer(
         // a bound on the refinement, parts are answered one by one again.
         let regions: Vec<Vec<(Cond, BTreeSet<SiteId>)>> =
             nums.iter().map(|(nc, n)| regions_by_sites(interp, n, *nc)).collect();
-        let mut cells = vec![OutputCell::new(c)];
+        let mut cells = vec![Alternative::new(c, unknown.clone())];
         let mut refined = true;
         for ((_, n), regions) in nums.iter().zip(&regions) {
             let mut next = Vec::new();
@@ -1002,7 +979,7 @@ fn answer(
                     rest = rest.and(&region.not());
                 }
                 if conds.feasible(&rest) {
-                    next.push(OutputCell { cond: rest, ..cell.clone() });
+                    next.push(Alternative { cond: rest, ..cell.clone() });
                 }
             }
             if next.len() > MAX_SITE_REGIONS {
@@ -1015,24 +992,17 @@ fn answer(
             cells = Vec::new();
             for ((_, n), regions) in nums.iter().zip(&regions) {
                 for (region, ran) in regions {
-                    let mut cell = OutputCell::new(*region);
+                    let mut cell = Alternative::new(*region, unknown.clone());
                     cell.add(n, ran);
                     cells.push(cell);
                 }
             }
         }
         for cell in cells {
-            alternatives.push(Alternative {
-                cond: cell.cond,
-                exponents: cell.exponents,
-                parts: cell.parts,
-                blocked_by: cell.blocked_by,
-                // Where no part holds data (a part present only in some configurations), the
-                // data there is the parts that never take part in scaling, if any.
-                has_data: cell.has_data || had_data,
-                plain: cell.plain || !cell.has_data,
-                unknown: unknown.clone(),
-            });
+            // Where no part holds data (a part present only in some configurations), the data
+            // there is the parts that never take part in scaling, if any.
+            let plain = cell.plain || !cell.has_data;
+            alternatives.push(Alternative { has_data: cell.has_data || had_data, plain, ..cell });
         }
     }
     // A configuration is the conjunction of everything it chose; merge outcomes per (outcome
