@@ -254,7 +254,7 @@ impl Interp<'_, '_> {
         // Handed two scaled tensors, a function that adds two of its parameters (`residual =
         // x + residual` in a layer's own add-and-norm) keeps their scale: the summary, a
         // product of all, would multiply them (the stream read as divided twice).
-        if self.scaled_arguments(args) >= 2 && self.adds_parameters(func) {
+        if self.adds_parameters(func) && self.scaled_arguments(args) >= 2 {
             return true;
         }
         // Handed data, a function that returns `None` on one path and a value on another
