@@ -499,6 +499,21 @@ impl Interp<'_, '_> {
             .count()
     }
 
+    /// Runs `visitor` over the statements of `func`'s body (nothing when its `def` is not
+    /// found): the syntactic facts below are each one visitor.
+    fn visit_body<V>(&self, func: FuncId, visitor: &mut V)
+    where
+        V: for<'a> ruff_python_ast::visitor::Visitor<'a>,
+    {
+        let module = self.index.file(func.file).ast();
+        let range = self.index.function(func).range;
+        if let Some(Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, range) {
+            for stmt in &def.body {
+                visitor.visit_stmt(stmt);
+            }
+        }
+    }
+
     /// Whether `func` adds two of its parameters (`x + residual`, `x += residual`,
     /// `x.add_(residual)`).
     fn adds_parameters(&mut self, func: FuncId) -> bool {
@@ -507,18 +522,9 @@ impl Interp<'_, '_> {
         }
         let names: Vec<ruff_python_ast::name::Name> =
             self.index.function(func).params.iter().map(|p| p.name.clone()).collect();
-        let module = self.index.file(func.file).ast();
-        let range = self.index.function(func).range;
-        let found = match crate::syntax::stmt_with_range(&module.body, range) {
-            Some(Stmt::FunctionDef(def)) => {
-                let mut finder = ParameterSum { names: &names, found: false };
-                for stmt in &def.body {
-                    ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
-                }
-                finder.found
-            }
-            _ => false,
-        };
+        let mut finder = ParameterSum { names: &names, found: false };
+        self.visit_body(func, &mut finder);
+        let found = finder.found;
         self.relevance.param_adders.insert(func, found);
         found
     }
@@ -681,15 +687,8 @@ impl Interp<'_, '_> {
         if let Some(known) = self.relevance.lookups.get(&func) {
             return known.clone();
         }
-        let range = self.index.function(func).range;
-        let module = self.index.file(func.file).ast();
         let mut paths = Vec::new();
-        if let Some(Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, range) {
-            let mut finder = ReturnedLookups { paths: &mut paths };
-            for stmt in &def.body {
-                ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
-            }
-        }
+        self.visit_body(func, &mut ReturnedLookups { paths: &mut paths });
         let paths: Rc<[ReadPath]> = Rc::from(paths);
         self.relevance.lookups.insert(func, paths.clone());
         paths
@@ -753,14 +752,8 @@ impl Interp<'_, '_> {
         }
         let params: Vec<ruff_python_ast::name::Name> =
             self.index.function(func).params.iter().map(|p| p.name.clone()).collect();
-        let module = self.index.file(func.file).ast();
-        let range = self.index.function(func).range;
         let mut finder = ParameterAttributeReads { params: &params, reads: Vec::new() };
-        if let Some(Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, range) {
-            for stmt in &def.body {
-                ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
-            }
-        }
+        self.visit_body(func, &mut finder);
         let mut reads = finder.reads;
         reads.sort();
         reads.dedup();
@@ -989,18 +982,9 @@ impl Interp<'_, '_> {
         }
         let params: Vec<ruff_python_ast::name::Name> =
             self.index.function(func).params.iter().map(|p| p.name.clone()).collect();
-        let module = self.index.file(func.file).ast();
-        let range = self.index.function(func).range;
-        let found = match crate::syntax::stmt_with_range(&module.body, range) {
-            Some(Stmt::FunctionDef(def)) => {
-                let mut finder = ParameterMutation { params: &params, found: false };
-                for stmt in &def.body {
-                    ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
-                }
-                finder.found
-            }
-            _ => false,
-        };
+        let mut finder = ParameterMutation { params: &params, found: false };
+        self.visit_body(func, &mut finder);
+        let found = finder.found;
         self.relevance.mutators.insert(func, found);
         found
     }
@@ -1013,19 +997,10 @@ impl Interp<'_, '_> {
         }
         let mut names: Vec<ruff_python_ast::name::Name> =
             self.index.function(func).params.iter().map(|p| p.name.clone()).collect();
-        let module = self.index.file(func.file).ast();
-        let range = self.index.function(func).range;
-        let found = match crate::syntax::stmt_with_range(&module.body, range) {
-            Some(Stmt::FunctionDef(def)) => {
-                let mut finder = ReturnedParameter { names: &mut names, returns: Vec::new(), in_tuples: Vec::new() };
-                for stmt in &def.body {
-                    ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
-                }
-                let ReturnedParameter { returns, .. } = finder;
-                returns.iter().any(|r| names.contains(r))
-            }
-            _ => false,
-        };
+        let mut finder = ReturnedParameter { names: &mut names, returns: Vec::new(), in_tuples: Vec::new() };
+        self.visit_body(func, &mut finder);
+        let ReturnedParameter { returns, .. } = finder;
+        let found = returns.iter().any(|r| names.contains(r));
         self.relevance.param_returners.insert(func, found);
         found
     }
@@ -1060,20 +1035,12 @@ impl Interp<'_, '_> {
         let params: Vec<ruff_python_ast::name::Name> =
             self.index.function(func).params.iter().map(|p| p.name.clone()).collect();
         let mut names = params.clone();
-        let module = self.index.file(func.file).ast();
-        let range = self.index.function(func).range;
-        let found: Rc<[ruff_python_ast::name::Name]> = match crate::syntax::stmt_with_range(&module.body, range) {
-            Some(Stmt::FunctionDef(def)) => {
-                let mut finder = ReturnedParameter { names: &mut names, returns: Vec::new(), in_tuples: Vec::new() };
-                for stmt in &def.body {
-                    ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
-                }
-                let ReturnedParameter { returns, in_tuples, .. } = finder;
-                // (A parameter renamed before it is returned is not followed.)
-                returns.into_iter().chain(in_tuples).filter(|r| params.contains(r)).collect()
-            }
-            _ => Rc::from(Vec::new()),
-        };
+        let mut finder = ReturnedParameter { names: &mut names, returns: Vec::new(), in_tuples: Vec::new() };
+        self.visit_body(func, &mut finder);
+        let ReturnedParameter { returns, in_tuples, .. } = finder;
+        // (A parameter renamed before it is returned is not followed.)
+        let found: Rc<[ruff_python_ast::name::Name]> =
+            returns.into_iter().chain(in_tuples).filter(|r| params.contains(r)).collect();
         self.relevance.given_back.insert(func, found.clone());
         found
     }
@@ -1084,18 +1051,9 @@ impl Interp<'_, '_> {
         if let Some(&known) = self.relevance.none_or_value.get(&func) {
             return known;
         }
-        let module = self.index.file(func.file).ast();
-        let range = self.index.function(func).range;
-        let found = match crate::syntax::stmt_with_range(&module.body, range) {
-            Some(Stmt::FunctionDef(def)) => {
-                let mut finder = ReturnKinds::default();
-                for stmt in &def.body {
-                    ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
-                }
-                finder.none && finder.value
-            }
-            _ => false,
-        };
+        let mut finder = ReturnKinds::default();
+        self.visit_body(func, &mut finder);
+        let found = finder.none && finder.value;
         self.relevance.none_or_value.insert(func, found);
         found
     }
