@@ -523,12 +523,7 @@ impl Interp<'_, '_> {
                     ObjKind::Dict(entries) => Some(
                         entries
                             .iter()
-                            .map(|(k, g)| {
-                                G(g.0
-                                    .iter()
-                                    .map(|(c, _)| (c.clone(), Value::Const(Constant::Str(k.to_string()))))
-                                    .collect())
-                            })
+                            .map(|(k, g)| G(g.0.iter().map(|(c, _)| (c.clone(), key_value(k))).collect()))
                             .collect(),
                     ),
                     _ => None,
@@ -1146,7 +1141,10 @@ impl Interp<'_, '_> {
                 for (name, g) in entries {
                     let holds = match key {
                         Value::Tuple(items) => self.tuple_key_matches(items, name),
-                        Value::Sym(s) => self.equals_atom(*s, &Constant::Str(name.to_string())),
+                        Value::Sym(s) => match key_value(name) {
+                            Value::Const(constant) => self.equals_atom(*s, &constant),
+                            _ => self.equals_atom(*s, &Constant::Str(key_display(name))),
+                        },
                         _ => unreachable!("matched above"),
                     };
                     any = any.or(&holds);
@@ -1170,13 +1168,13 @@ impl Interp<'_, '_> {
                 if raising && exact {
                     self.raise_of(Some("KeyError"), &missing, loc);
                 } else if self.conds.feasible(&missing) {
-                    out.push(&self.conds, missing, Value::unknown(format!("key `{k}` missing")));
+                    out.push(&self.conds, missing, Value::unknown(format!("key `{}` missing", key_display(k))));
                 }
             }
             _ => {
                 let text = self.text(loc);
                 for (name, g) in entries {
-                    let key_text = format!("{text} picks \"{name}\"");
+                    let key_text = format!("{text} picks {}", key_display(name));
                     let atom = self.atom(AtomKey::Test(key_text.clone()), || key_text);
                     out.extend(&self.conds, g.restrict(&self.conds, &pc.and(&atom)));
                 }
@@ -2267,12 +2265,17 @@ pub fn extend_chain(n: &Num, hop: HopId) -> Num {
     Num { tensor: n.tensor, parts, shape: n.shape }
 }
 
+/// Dict keys are kept as text. A string key is itself; any other constant key (a number,
+/// `True`, `None`, a tuple of constants) is its Python literal after `NON_STRING_KEY`, so that
+/// `{4: a}` and `{"4": b}` stay two entries and `d.keys()` gives back the number 4.
+const NON_STRING_KEY: char = '\u{1}';
+
 /// The key of a dict entry for a constant key: a string as itself, other constants and tuples
-/// of constants as Python writes them (`("triton", "standard")`).
+/// of constants as Python writes them (`("triton", "standard")`), marked as not strings.
 pub fn entry_key(value: &Value) -> Option<String> {
     match value {
         Value::Const(Constant::Str(s)) => Some(s.clone()),
-        Value::Const(c) => Some(c.to_string()),
+        Value::Const(c) => Some(format!("{NON_STRING_KEY}{c}")),
         Value::Tuple(items) => {
             let parts: Option<Vec<String>> = items
                 .iter()
@@ -2281,15 +2284,39 @@ pub fn entry_key(value: &Value) -> Option<String> {
                     _ => None,
                 })
                 .collect();
-            Some(format!("({})", parts?.join(", ")))
+            Some(format!("{NON_STRING_KEY}({})", parts?.join(", ")))
         }
         _ => None,
+    }
+}
+
+/// The Python value of a key [`entry_key`] stored: what `d.keys()`, `d.items()` and `for k in
+/// d` give.
+pub fn key_value(key: &str) -> Value {
+    let Some(literal) = key.strip_prefix(NON_STRING_KEY) else { return Value::Const(Constant::Str(key.to_string())) };
+    if let Some(parts) = tuple_key_parts(key) {
+        if literal.starts_with('(') {
+            return Value::Tuple(Rc::new(parts.into_iter().map(|c| G::under(Cond::TRUE, Value::Const(c))).collect()));
+        }
+    }
+    match ruff_python_parser::parse_expression(literal).ok().and_then(|parsed| crate::syntax::constant(parsed.expr())) {
+        Some(constant) => Value::Const(constant),
+        None => Value::Const(Constant::Str(literal.to_string())),
+    }
+}
+
+/// A stored key as Python writes it (`"name"`, `4`, `("a", 1)`), for the output.
+pub fn key_display(key: &str) -> String {
+    match key.strip_prefix(NON_STRING_KEY) {
+        Some(literal) => literal.to_string(),
+        None => format!("{key:?}"),
     }
 }
 
 /// The constants of a tuple key written by [`entry_key`] (Python syntax, read back with the
 /// parser).
 fn tuple_key_parts(key: &str) -> Option<Vec<Constant>> {
+    let key = key.strip_prefix(NON_STRING_KEY)?;
     if !key.starts_with('(') {
         return None;
     }

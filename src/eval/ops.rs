@@ -903,10 +903,7 @@ impl Interp<'_, '_> {
                     .map(|(k, g)| {
                         G::under(
                             relative,
-                            Value::Tuple(Rc::new(vec![
-                                G::under(relative, Value::Const(Constant::Str(k.to_string()))),
-                                seen(self, g),
-                            ])),
+                            Value::Tuple(Rc::new(vec![G::under(relative, super::exprs::key_value(k)), seen(self, g)])),
                         )
                     })
                     .collect();
@@ -921,13 +918,7 @@ impl Interp<'_, '_> {
             (ObjKind::Dict(entries), "keys") => {
                 let keys = entries
                     .iter()
-                    .map(|(k, g)| {
-                        G(seen(self, g)
-                            .0
-                            .iter()
-                            .map(|(c, _)| (*c, Value::Const(Constant::Str(k.to_string()))))
-                            .collect())
-                    })
+                    .map(|(k, g)| G(seen(self, g).0.iter().map(|(c, _)| (*c, super::exprs::key_value(k))).collect()))
                     .collect();
                 let list = self.alloc(ObjKind::List(keys), loc);
                 self.mark_exact(list);

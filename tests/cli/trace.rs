@@ -3848,3 +3848,14 @@ fn the_alternatives_cut_are_the_most_specific() {
     assert_eq!(rows.iter().filter(|r| r.0 == "UNKNOWN").count(), 1, "{}", out.stdout);
     assert!(rows.iter().all(|r| r.0 != "UNKNOWN" || r.2.starts_with("not (quant_config == None)")), "{}", out.stdout);
 }
+
+#[test]
+fn a_dict_with_integer_keys_gives_back_integers() {
+    // Supported bit widths as the integer keys of a table (`list(TYPES.keys())`), checked when
+    // a quantization method is built and asserted again by its kernel (`num_bits in [4, 8]`):
+    // the keys came back as the strings "4" and "8", no width passed both, and every
+    // configuration raised (UNKNOWN). The kernel and the block both scale: TWICE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.integer_keys.IntegerKeysMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
+}
