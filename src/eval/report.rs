@@ -596,16 +596,59 @@ fn holding_modules(interp: &Interp, built: &std::ops::Range<HeapId>, except: Opt
     classes
 }
 
-/// The modules built by the entry that hold the value in a field of its name.
+/// The modules built by the entry that hold the value in a field of its name. One whose
+/// `forward` only raises (vLLM's `RoutedExperts`: "Call forward_modular or forward_monolithic
+/// instead") is run through other methods by the module holding it: that module stands in its
+/// place.
 fn candidates(interp: &Interp, built: &std::ops::Range<HeapId>, except: Option<HeapId>) -> Vec<(HeapId, ClassId)> {
-    built
-        .clone()
-        .filter(|id| Some(*id) != except)
-        .filter_map(|id| match interp.heap[id as usize].kind {
-            ObjKind::Instance(class) if interp.holds_traced_value(id) && is_module(interp, class) => Some((id, class)),
+    let module = |id: HeapId| match interp.heap[id as usize].kind {
+        ObjKind::Instance(class) if Some(id) != except && is_module(interp, class) => Some(class),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for id in built.clone().filter(|id| interp.holds_traced_value(*id)) {
+        let Some(class) = module(id) else { continue };
+        if !forward_only_raises(interp, class) {
+            out.push((id, class));
+            continue;
+        }
+        for holder in built.clone() {
+            let holds = interp.heap[holder as usize]
+                .fields
+                .values()
+                .any(|g| g.iter().any(|(_, v)| matches!(v, Value::Obj(held) if *held == id)));
+            if let Some(class) = module(holder).filter(|class| holds && !forward_only_raises(interp, *class)) {
+                out.push((holder, class));
+            }
+        }
+    }
+    out.sort_unstable_by_key(|(id, _)| *id);
+    out.dedup();
+    out
+}
+
+/// Whether `forward`, as the class's MRO finds it, does nothing but raise (after its
+/// docstring).
+fn forward_only_raises(interp: &Interp, class: ClassId) -> bool {
+    let index = interp.index;
+    let forward = interp.resolver.mro(class).classes.iter().find_map(|c| {
+        index.class(*c).body.iter().find_map(|b| match b.kind {
+            crate::index::BindingKind::Function(f) if b.name.as_str() == "forward" => Some(f),
             _ => None,
         })
-        .collect()
+    });
+    let Some(func) = forward else { return false };
+    let module = index.file(func.file).ast();
+    let Some(ruff_python_ast::Stmt::FunctionDef(def)) =
+        crate::syntax::stmt_with_range(&module.body, index.function(func).range)
+    else {
+        return false;
+    };
+    let mut body = def
+        .body
+        .iter()
+        .skip_while(|stmt| matches!(stmt, ruff_python_ast::Stmt::Expr(e) if e.value.is_string_literal_expr()));
+    matches!(body.next(), Some(ruff_python_ast::Stmt::Raise(_)))
 }
 
 /// Whether instances of `class` have a `forward` of the tree.

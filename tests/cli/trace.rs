@@ -3182,6 +3182,13 @@ fn a_block_is_answered_on_its_own_when_a_bound_stops_the_entry() {
         trace("trace/router", &["--entry", "gate.alone_block.DeepAloneModel", "--max-steps", "400"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     assert_eq!(only_block(&out).0, "gate.alone_block.PlumbingMoE");
+    // A module holding the factor whose `forward` only raises (its holder calls another
+    // method): the holder is answered in its place, not a block where every configuration
+    // raises.
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.alone_block.RunnerModel", "--max-steps", "400"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(only_block(&out), ("gate.alone_block.Runner".into(), vec![("TWICE".into(), "always".into())]));
     // Said in the text output.
     let text = run(
         &fixture("trace/router"),
