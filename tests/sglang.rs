@@ -171,6 +171,18 @@ fn row_atoms(trace: &Value) -> Vec<&str> {
         .collect()
 }
 
+/// The atom of KTransformers' CPU experts: FusedMoE wraps its method in `KTEPWrapperMethod`
+/// exactly when `create_kt_config_from_server_args(...)` gives a config.
+const KT: &str = "create_kt_config_from_server_args(server_args, layer_id) == None";
+
+/// Whether every configuration of a row has `atom` at `value` (in each of its printed
+/// products, or in its example where they are too many to print).
+fn row_requires(row: &Value, atom: &str, value: bool) -> bool {
+    let has = |lits: &Value| lits.as_array().unwrap().iter().any(|l| l["atom"] == atom && l["value"] == value);
+    let products = row["conditions"].as_array().unwrap();
+    if products.is_empty() { has(&row["example"]) } else { products.iter().all(has) }
+}
+
 /// The sites of a row, as (path, line, exponent).
 fn row_sites(row: &Value) -> Vec<(String, u64, i64)> {
     let mut out: Vec<(String, u64, i64)> = row["parts"]
@@ -289,7 +301,14 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
     let v2 = trace(&tree, ASSUMED_CUDA_V2);
     // It evaluates to the end: no step or decision-diagram bound stopped it.
     assert_evaluated_to_the_end(&v2);
-    assert_eq!(v2["verdict"], "ONCE", "{:#}", v2["rows"]);
+    // ONCE wherever KTransformers' CPU experts are off. With them on (walkthrough section 39)
+    // the block multiplies after the experts for the kt wrapper, and the GPU experts' runner,
+    // handed the same runner config, applies the factor too: TWICE on their output (MIXED on
+    // rank 0, where the CPU experts' output, scaled once, is added).
+    assert_eq!(v2["verdict"], "MIXED", "{:#}", v2["rows"]);
+    for row in v2["rows"].as_array().unwrap().iter().filter(|r| r["verdict"] != "ONCE") {
+        assert!(row_requires(row, KT, false), "{row:#}");
+    }
     assert_eq!(v2["bounds"].as_array().unwrap().len(), 0, "{:#}", v2["bounds"]);
     // `--platform cuda` stands for the eight platform assumptions among them (`_use_aiter`,
     // `get_bool_env_var(...) and _is_hip`, follows): the same rows.
@@ -345,36 +364,28 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
     // gives a config (fused_moe_triton/layer.py:489-497): every row with that site has one.
     // (A row some part of which holds values merged at the alternatives bound lists the sites
     // of all of them, each applying where it runs: not this check's evidence.)
-    let kt = "create_kt_config_from_server_args(server_args, layer_id) == None";
     let merged = |row: &Value| row["parts"].as_array().unwrap().iter().any(|p| p["alternative_sites"] == true);
-    for row in rows.iter().filter(|row| !merged(row)) {
-        if row_sites(row).iter().any(|(path, line, _)| path == "sglang/srt/models/deepseek_v2.py" && *line == 1239) {
-            // Every configuration of the row has one (printed as products, or, when they are
-            // too many, as an example).
-            let has_kt = |lits: &Value| lits.as_array().unwrap().iter().any(|l| l["atom"] == kt && l["value"] == false);
-            let products = row["conditions"].as_array().unwrap();
-            if products.is_empty() {
-                assert!(has_kt(&row["example"]), "{row:#}");
-            } else {
-                assert!(products.iter().all(has_kt), "{row:#}");
-            }
-        }
+    let block_multiplies = |row: &Value| {
+        row_sites(row)
+            .iter()
+            .any(|(path, line, _)| path == "sglang/srt/models/deepseek_v2.py" && [1239, 1422].contains(line))
+    };
+    for row in rows.iter().filter(|row| !merged(row) && block_multiplies(row)) {
+        assert!(row_requires(row, KT, false), "{row:#}");
     }
-    // The kt configurations themselves (fixed with `--assume`: the table's examples need not
-    // name the atom) show that multiply, and none of them reads a finding: following the
-    // piecewise operator, the rest of their expert output takes more alternatives than a value
-    // keeps, or is left unknown.
+    // The kt configurations themselves (fixed with `--assume`) show that multiply, with the GPU
+    // experts' runner applying the factor as well (the Triton runner's `moe_sum_reduce`).
     let mut with_kt: Vec<&str> = ASSUMED_CUDA_V2.to_vec();
     with_kt.extend(["--assume", "create_kt_config_from_server_args(server_args, layer_id) == None=false"]);
     let kt_rows = trace(&tree, &with_kt);
     let kt_rows = kt_rows["rows"].as_array().unwrap();
+    let twice = kt_rows.iter().find(|row| row["verdict"] == "TWICE" && block_multiplies(row)).expect("a TWICE row");
     assert!(
-        kt_rows
+        row_sites(twice)
             .iter()
-            .any(|row| row_sites(row).iter().any(|(path, line, _)| path.ends_with("deepseek_v2.py") && *line == 1239)),
-        "{kt_rows:#?}"
+            .any(|(path, _, exponent)| path.ends_with("triton_utils/fused_moe.py") && *exponent == 1),
+        "{twice:#}"
     );
-    assert!(kt_rows.iter().all(|row| row["verdict"] == "ONCE" || row["verdict"] == "UNKNOWN"), "{kt_rows:#?}");
     // The FlashInfer TRT-LLM runner with precomputed routing (`trtllm_bf16_routed_moe`,
     // flashinfer_trtllm.py:1760) is handed the factor but does not apply it (its kernel model):
     // the top-k weights it is given were scaled after routing (topk.py:3112), once.
@@ -740,11 +751,12 @@ fn sglang_hunyuan_v3_scales_on_triton_and_deep_gemm_and_never_on_triton_kernels(
     };
     // (The DeepGEMM runner too: its post-permute sums the scaled weights into the output, once.
     // It read NEVER while `maybe_pre_permute`, which returns None off SM120, was skipped.)
-    let kt = "not (create_kt_config_from_server_args(server_args, layer_id) == None)";
+    // (With KTransformers' CPU experts, the block multiplies again: see the walkthrough's
+    // section 39.)
     for backend in ["triton", "deep_gemm"] {
         let traced = with_backend(backend);
         for row in traced["rows"].as_array().unwrap() {
-            if row["when"] != kt {
+            if !row_requires(row, KT, false) {
                 assert_eq!(row["verdict"], "ONCE", "{backend}: {row:#}");
             }
         }
@@ -790,8 +802,14 @@ fn sglang_0_5_6_never_applies_the_factor_with_the_flashinfer_cutlass_runner_in_b
     let Some(new_tree) = fetch("0.5.13") else { return };
     let new = flashinfer_cutlass_bf16_trace(&new_tree);
     let rows = new["rows"].as_array().unwrap();
-    // (The other rows are UNKNOWN where the expert runners' alternatives were cut.)
-    assert!(rows.iter().all(|r| matches!(r["verdict"].as_str(), Some("ONCE" | "UNKNOWN"))), "{rows:#?}");
+    // (The other rows are UNKNOWN where the expert runners' alternatives were cut, or have
+    // KTransformers' CPU experts: see the walkthrough's section 39.)
+    assert!(
+        rows.iter()
+            .filter(|r| !row_requires(r, KT, false))
+            .all(|r| matches!(r["verdict"].as_str(), Some("ONCE" | "UNKNOWN"))),
+        "{rows:#?}"
+    );
     let multiplied = |r: &&Value| {
         row_sites(r).iter().any(|(path, line, exponent)| {
             path == "sglang/srt/layers/quantization/unquant.py" && *line == 518 && *exponent == 1
@@ -918,4 +936,41 @@ fn sglang_0_4_6_decoder_layer_runs_its_moe_through_the_operations_executor() {
     assert_eq!(sites, [("sglang/srt/models/deepseek_v2.py".to_string(), 438)], "{trace:#}");
     let unresolved = trace["unresolved"].to_string();
     assert!(!unresolved.contains("is a generator: not followed"), "{unresolved}");
+}
+
+#[test]
+fn sglang_0_5_6_scales_the_gpu_experts_twice_with_ktransformers() {
+    // SGLang 0.5.6, read in deepseek_v2.py, kt_ep_wrapper.py and compressed_tensors_moe.py of
+    // that release: with KTransformers' CPU experts (a kt config) FusedMoE wraps the
+    // compressed-tensors WNA16 method in `KTEPWrapperMethod`, which hands the GPU method the
+    // layer's runner config, factor included: `fused_marlin_moe` multiplies its output
+    // (fused_marlin_moe.py:209), and the block multiplies again for the wrapper
+    // (deepseek_v2.py:888, 809 on the dual-stream path). TWICE on the GPU experts' output; on
+    // rank 0 the CPU experts' output, scaled once, is added (MIXED). Before the evaluator ran a
+    // skipped constructor of a class with an abstract base when its field was read, the
+    // wrapped method's weights were never registered and every kt configuration raised.
+    let Some(tree) = fetch("0.5.6") else { return };
+    let assumptions = [
+        "quant_config=CompressedTensorsConfig",
+        "quant_config.target_scheme_map[\"Linear\"].get(\"input_activations\")=None",
+        "MOE_A2A_BACKEND=none",
+        "create_kt_config_from_server_args(server_args, layer_id) == None=false",
+        "except ImportError=false",
+        "should_ignore_layer(prefix, ignore=self.ignore, fused_mapping=self.packed_modules_mapping)=false",
+    ];
+    let traced =
+        trace_on(&tree, "routed_scaling_factor", "sglang.srt.models.deepseek_v2.DeepseekV2MoE", "cuda", &assumptions);
+    assert_evaluated_to_the_end(&traced);
+    let rows = traced["rows"].as_array().unwrap();
+    let marlin = ("sglang/srt/layers/moe/fused_moe_triton/fused_marlin_moe.py".to_string(), 209, 1);
+    let twice: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "TWICE").collect();
+    assert!(!twice.is_empty(), "{rows:#?}");
+    for row in twice {
+        let sites = row_sites(row);
+        assert!(sites.contains(&marlin), "{row:#}");
+        assert!(
+            sites.iter().any(|(path, line, _)| path == "sglang/srt/models/deepseek_v2.py" && [809, 888].contains(line)),
+            "{row:#}"
+        );
+    }
 }

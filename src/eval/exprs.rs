@@ -1635,12 +1635,14 @@ impl Interp<'_, '_> {
             }
             None if field.is_none()
                 && self.unbuilt.contains_key(&id)
-                && (self.resolver.mro(class).external.is_empty() || self.loaded_phase_done || self.loading > 0) =>
+                && (self.resolver.mro(class).external.iter().all(|e| super::modules::is_plain_python_base(e))
+                    || self.loaded_phase_done
+                    || self.loading > 0) =>
             {
                 // Its constructor was skipped and the field is read after all: build it now. (A
-                // field of a class with outside bases, an `nn.Module`, read while the entry is
-                // being built reads as a symbol instead: building every layer is what bounds the
-                // evaluation. On the forward path the module is built, and loaded, as the
+                // field of a class with outside bases other than plain Python ones (`abc.ABC`),
+                // an `nn.Module`, read while the entry is being built reads as a symbol instead:
+                // building every layer is what bounds the evaluation. On the forward path the module is built, and loaded, as the
                 // loader would have; in the loader's phase, a quantization method's hook reads
                 // what its constructor set, as the backend it chose.)
                 self.build_skipped(id, loc);

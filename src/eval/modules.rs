@@ -103,6 +103,14 @@ fn is_module_base(path: &str) -> bool {
     matches!(path, "torch.nn.Module" | "torch.nn.modules.module.Module" | "nn.Module")
 }
 
+/// Whether an outside base is a plain Python one (`abc.ABC`, `typing.Generic`, `enum.Enum`):
+/// a class deriving only from such is as cheap to build as one with no outside base.
+pub fn is_plain_python_base(path: &str) -> bool {
+    let module = path.split('.').next().unwrap_or(path);
+    matches!(module, "abc" | "typing" | "typing_extensions" | "enum" | "collections" | "builtins")
+        || matches!(path, "object" | "ABC" | "Generic" | "Protocol")
+}
+
 impl Interp<'_, '_> {
     /// Whether `attr` is known not to be set on the instance `id` of `class` that the tree never
     /// set it on: the loader's phase went through it, and the class's only outside base is

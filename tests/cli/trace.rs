@@ -3866,3 +3866,15 @@ fn a_dict_with_integer_keys_gives_back_integers() {
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
 }
+
+#[test]
+fn a_skipped_constructor_of_a_class_with_an_abstract_base_runs_when_its_field_is_read() {
+    // A quantization method wrapping another, both deriving from `abc.ABC`: the wrapper's
+    // constructor, skipped while the layer was built, did not run when `create_weights` read
+    // `self.gpu_method` (an outside base was taken for an `nn.Module`'s), so the wrapped
+    // method's weights were never registered and the loader's hook raised in every
+    // configuration. The wrapped kernel scales and so does the block: TWICE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.wrapped_method.WrappedMethodMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
+}
