@@ -101,6 +101,8 @@ pub struct Object {
 #[derive(Clone, Copy, Debug)]
 pub struct AloneBlock {
     pub class: ClassId,
+    /// The entry's class: what its own constructor raises still counts.
+    pub entry: ClassId,
     /// Constructors of `class` running now.
     pub building: u32,
     /// The entry's constructor has returned: raises count again from here on.
@@ -1054,6 +1056,19 @@ impl<'r, 'a> Interp<'r, 'a> {
         caught
     }
 
+    /// Whether every call running is a constructor of the entry's class or of one of its bases
+    /// (the entry's own `assert config.x is not None`): what it requires holds for a block
+    /// answered on its own too, unlike what the layers it builds raise.
+    fn in_entry_constructor(&self) -> bool {
+        let Some(entry) = self.alone.map(|a| a.entry) else { return false };
+        let classes = &self.resolver.mro(entry).classes;
+        !self.stack.is_empty()
+            && self.stack.iter().all(|&func| {
+                let facts = self.index.function(func);
+                facts.name.as_str() == "__init__" && facts.class().is_some_and(|c| classes.contains(&c))
+            })
+    }
+
     /// Records that the code raises where `pc` holds (in the current call).
     pub fn raise_under(&mut self, pc: &Cond, loc: Loc) {
         // Raising removes configurations from every row: an over-approximated condition would
@@ -1062,7 +1077,7 @@ impl<'r, 'a> Interp<'r, 'a> {
         if self.raises_muted > 0 {
             return;
         }
-        if self.alone.is_some_and(|a| a.building == 0 && !a.entry_built) {
+        if self.alone.is_some_and(|a| a.building == 0 && !a.entry_built) && !self.in_entry_constructor() {
             return;
         }
         // Caught by a `try` being evaluated: its handler runs there instead (see `stmts.rs`).

@@ -370,7 +370,7 @@ fn build_entry<'r, 'a>(
     let traced = Traced { name: options.value.clone(), origin: options.origin };
     let mut interp = Interp::new(resolver, traced, options.assumes.clone(), kernels);
     interp.max_steps = options.max_steps;
-    interp.alone = alone.map(|class| AloneBlock { class, building: 0, entry_built: false });
+    interp.alone = alone.map(|class| AloneBlock { class, entry: options.entry, building: 0, entry_built: false });
     let index = resolver.index;
     let entry = options.entry;
     let entry_loc = Loc { file: entry.file, span: index.class(entry).name_range };

@@ -3189,6 +3189,20 @@ fn a_block_is_answered_on_its_own_when_a_bound_stops_the_entry() {
         trace("trace/router", &["--entry", "gate.alone_block.RunnerModel", "--max-steps", "400"]);
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(only_block(&out), ("gate.alone_block.Runner".into(), vec![("TWICE".into(), "always".into())]));
+    // What the entry's own constructor requires (`assert config.use_kernel`) holds for the
+    // block answered on its own: its TWICE row, without the kernel, is no configuration of the
+    // model, and the assertion is listed where configurations raise.
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.alone_block.CheckedModel", "--max-steps", "400"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        only_block(&out),
+        (
+            "gate.alone_block.AloneMoE".into(),
+            vec![("ONCE".into(), "config.fold_in_topk".into()), ("NEVER".into(), "not config.fold_in_topk".into())]
+        )
+    );
+    assert_eq!(out.json()["blocks"][0]["raises"][0]["location"]["line"], 154, "{}", out.stdout);
     // Said in the text output.
     let text = run(
         &fixture("trace/router"),
