@@ -359,8 +359,8 @@ fn finish(
 
 /// The entry built as its constructor would build it, then loaded: the interpreter, the entry
 /// object and the objects made on the way.
-/// With `alone`, the block answered on its own: raises while building the rest are not
-/// recorded (see `Interp::alone`).
+/// With `alone`, the block answered on its own: raises while building the modules inside the
+/// entry (not those of the entry's own constructor) are not recorded (see `Interp::alone`).
 fn build_entry<'r, 'a>(
     resolver: &'r Resolver<'a>,
     options: &TraceOptions,

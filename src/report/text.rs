@@ -354,7 +354,7 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
     if report.blocks.iter().any(|b| b.alone) {
         let _ = writeln!(
             out,
-            "  (a bound stopped the entry's own evaluation before it answered: each block was answered on its\n   own, built as the entry builds it, its forward run on unscaled data; what the entry does\n   around it is not seen, and raises while building the rest of the entry are not counted)"
+            "  (a bound stopped the entry's own evaluation before it answered: each block was answered on its\n   own, built as the entry builds it, its forward run on unscaled data; what the entry does\n   around it is not seen, and raises while building the modules inside it are not counted)"
         );
     }
     for block in &report.blocks {
