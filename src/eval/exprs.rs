@@ -1642,9 +1642,10 @@ impl Interp<'_, '_> {
                 // Its constructor was skipped and the field is read after all: build it now. (A
                 // field of a class with outside bases other than plain Python ones (`abc.ABC`),
                 // an `nn.Module`, read while the entry is being built reads as a symbol instead:
-                // building every layer is what bounds the evaluation. On the forward path the module is built, and loaded, as the
-                // loader would have; in the loader's phase, a quantization method's hook reads
-                // what its constructor set, as the backend it chose.)
+                // building every layer is what bounds the evaluation. On the forward path the
+                // module is built, and loaded, as the loader would have; in the loader's phase, a
+                // quantization method's hook reads what its constructor set, as the backend it
+                // chose.)
                 self.build_skipped(id, loc);
                 return self.object_attr(id, attr, pc, loc);
             }
@@ -2296,10 +2297,8 @@ pub fn entry_key(value: &Value) -> Option<String> {
 /// d` give.
 pub fn key_value(key: &str) -> Value {
     let Some(literal) = key.strip_prefix(NON_STRING_KEY) else { return Value::Const(Constant::Str(key.to_string())) };
-    if let Some(parts) = tuple_key_parts(key) {
-        if literal.starts_with('(') {
-            return Value::Tuple(Rc::new(parts.into_iter().map(|c| G::under(Cond::TRUE, Value::Const(c))).collect()));
-        }
+    if let Some(parts) = tuple_key_parts(key).filter(|_| literal.starts_with('(')) {
+        return Value::Tuple(Rc::new(parts.into_iter().map(|c| G::under(Cond::TRUE, Value::Const(c))).collect()));
     }
     match ruff_python_parser::parse_expression(literal).ok().and_then(|parsed| crate::syntax::constant(parsed.expr())) {
         Some(constant) => Value::Const(constant),

@@ -630,14 +630,8 @@ fn candidates(interp: &Interp, built: &std::ops::Range<HeapId>, except: Option<H
 /// Whether `forward`, as the class's MRO finds it, does nothing but raise (after its
 /// docstring).
 fn forward_only_raises(interp: &Interp, class: ClassId) -> bool {
+    let Some(func) = forward_of(interp, class) else { return false };
     let index = interp.index;
-    let forward = interp.resolver.mro(class).classes.iter().find_map(|c| {
-        index.class(*c).body.iter().find_map(|b| match b.kind {
-            crate::index::BindingKind::Function(f) if b.name.as_str() == "forward" => Some(f),
-            _ => None,
-        })
-    });
-    let Some(func) = forward else { return false };
     let module = index.file(func.file).ast();
     let Some(ruff_python_ast::Stmt::FunctionDef(def)) =
         crate::syntax::stmt_with_range(&module.body, index.function(func).range)
@@ -653,13 +647,16 @@ fn forward_only_raises(interp: &Interp, class: ClassId) -> bool {
 
 /// Whether instances of `class` have a `forward` of the tree.
 fn is_module(interp: &Interp, class: ClassId) -> bool {
-    interp.resolver.mro(class).classes.iter().any(|c| {
-        interp
-            .index
-            .class(*c)
-            .body
-            .iter()
-            .any(|b| b.name.as_str() == "forward" && matches!(b.kind, crate::index::BindingKind::Function(_)))
+    forward_of(interp, class).is_some()
+}
+
+/// The `forward` of the tree instances of `class` run, as its MRO finds it.
+fn forward_of(interp: &Interp, class: ClassId) -> Option<crate::index::FuncId> {
+    interp.resolver.mro(class).classes.iter().find_map(|c| {
+        interp.index.class(*c).body.iter().find_map(|b| match b.kind {
+            crate::index::BindingKind::Function(f) if b.name.as_str() == "forward" => Some(f),
+            _ => None,
+        })
     })
 }
 
