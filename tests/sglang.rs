@@ -178,9 +178,12 @@ const KT: &str = "create_kt_config_from_server_args(server_args, layer_id) == No
 /// Whether every configuration of a row has `atom` at `value` (in each of its printed
 /// products, or in its example where they are too many to print).
 fn row_requires(row: &Value, atom: &str, value: bool) -> bool {
-    let has = |lits: &Value| lits.as_array().unwrap().iter().any(|l| l["atom"] == atom && l["value"] == value);
     let products = row["conditions"].as_array().unwrap();
-    if products.is_empty() { has(&row["example"]) } else { products.iter().all(has) }
+    if products.is_empty() {
+        holds(&row["example"], atom, value)
+    } else {
+        products.iter().all(|p| holds(p, atom, value))
+    }
 }
 
 /// The sites of a row, as (path, line, exponent).
@@ -217,9 +220,6 @@ fn sglang_trace_of_the_components() {
     // (Each row's configurations, product by product: with fused shared slots the constructor
     // raises when the flag is on (hash_topk.py:75), so a product may say `slots > 0`, or
     // `slots == 1`, which implies it, instead of the flag being off.)
-    let holds = |product: &serde_json::Value, atom: &str, value: bool| {
-        product.as_array().unwrap().iter().any(|lit| lit["atom"] == atom && lit["value"] == value)
-    };
     for row in rows {
         let sites = row_sites(row);
         let multiplies = sites.contains(&(path.to_string(), 265, 1));
