@@ -981,8 +981,11 @@ fn answer(
     };
     for (c, nums, unknown) in collected.iter() {
         let had_data = !nums.is_empty();
-        let nums: Vec<(Cond, Rc<Num>)> =
-            nums.iter().filter(|n| !untouched_outputs.iter().any(|u| u == &n.2)).map(|n| (n.0, n.1.clone())).collect();
+        let (nums, untouched): (Vec<_>, Vec<_>) =
+            nums.iter().partition(|n| !untouched_outputs.iter().any(|u| u == &n.2));
+        let nums: Vec<(Cond, Rc<Num>)> = nums.into_iter().map(|n| (n.0, n.1.clone())).collect();
+        // Where the parts that never take part in scaling are (expert ids beside weights).
+        let untouched_cond = untouched.iter().fold(conds.falsity(), |acc, n| acc.or(&n.0));
         let (c, unknown) = (*c, unknown.clone());
         if nums.is_empty() && had_data {
             // Only parts that never take part in scaling: none of the value reaches here.
@@ -1040,9 +1043,13 @@ fn answer(
         }
         for cell in cells {
             // Where no part holds data (a part present only in some configurations), the data
-            // there is the parts that never take part in scaling, if any.
-            let plain = cell.plain || !cell.has_data;
-            alternatives.push(Alternative { has_data: cell.has_data || had_data, plain, ..cell });
+            // there is the parts that never take part in scaling, if they are there. Where
+            // they are not either, the output holds nothing followed there (a tensor handed
+            // back by code the evaluation lost in some configurations only): unknown, not a
+            // missing application.
+            let plain_there = !cell.has_data && conds.feasible(&cell.cond.and(&untouched_cond));
+            let plain = cell.plain || plain_there;
+            alternatives.push(Alternative { has_data: cell.has_data || plain_there, plain, ..cell });
         }
     }
     // A configuration is the conjunction of everything it chose; merge outcomes per (outcome

@@ -3892,3 +3892,19 @@ fn a_skipped_constructor_of_a_class_with_an_abstract_base_runs_when_its_field_is
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
 }
+
+#[test]
+fn an_output_lost_in_some_configurations_is_unknown_there() {
+    // With the exchange, the stage's result comes back from an object the evaluation knows
+    // nothing of, taken for a number: the state the pipeline leaves holds no data there. Those
+    // configurations read NEVER beside the ones followed (a part of a record missing in some
+    // configurations was taken for the record's unscaled parts); the multiply is there, the
+    // data is not followed: UNKNOWN.
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.lost_in_some.LostInSomeMoE", "--methods", "op_experts,op_output"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not use_exchange".into()), ("UNKNOWN".into(), 0, "use_exchange".into())]
+    );
+}
