@@ -1760,6 +1760,7 @@ impl Interp<'_, '_> {
     /// from stages not evaluated (as `state.pop(key)` gives).
     fn state_entry(&mut self, id: HeapId, key: &str, pc: &Cond, loc: Loc) -> G {
         let ObjKind::Dict(entries) = self.read_object(id).kind.clone() else { return G::empty() };
+        let written = entries.iter().any(|(k, _)| k.as_ref() == key);
         let key = Value::Const(Constant::Str(key.to_string()));
         let mut found = self.dict_lookup(&entries, &key, false, false, pc, loc);
         let missing: Vec<Cond> = found
@@ -1770,7 +1771,15 @@ impl Interp<'_, '_> {
             .collect();
         found.0.retain(|(_, v)| !matches!(v, Value::Unknown(r) if r.contains("missing")));
         for c in missing {
-            found.push(&self.conds, c, Value::Num(Rc::new(Num::plain_tensor())));
+            if written {
+                // A key a stage writes, read where no stage wrote it (or after a `pop`): the
+                // caller hands the pipeline its inputs, not what its own stages compute, so
+                // Python raises there (a dispatch record read where dispatching was skipped).
+                self.raise_of(Some("AttributeError"), &c, loc);
+            } else {
+                // An input of the pipeline: data from stages not evaluated.
+                found.push(&self.conds, c, Value::Num(Rc::new(Num::plain_tensor())));
+            }
         }
         found
     }

@@ -847,9 +847,12 @@ impl Interp<'_, '_> {
                         .collect();
                     found.0.retain(|(_, v)| !matches!(v, Value::Unknown(r) if r.contains("missing")));
                     let is_state = self.pipeline_state == Some(id);
+                    // (A key of the pipeline's state one of its stages writes; see `state_entry`.)
+                    let written = matches!(&kv, Value::Const(Constant::Str(k)) if entries.iter().any(|(e, _)| e.as_ref() == k.as_str()));
                     for (mc, _) in missing {
                         match args.positional.get(1) {
                             Some(default) => found.extend(&self.conds, default.value.restrict(&self.conds, &mc)),
+                            None if is_state && written && name != "get" => self.raise_of(Some("KeyError"), &mc, loc),
                             // The pipeline's state holds data from stages not evaluated.
                             None if is_state => found.push(&self.conds, mc, Value::Num(Rc::new(Num::plain_tensor()))),
                             None if name == "get" => found.push(&self.conds, mc, Value::none()),

@@ -453,6 +453,10 @@ fn run_entry(
     // What the state holds before the last stage: the pipeline's output is what that stage
     // writes (earlier stages leave intermediate results there: routing, dispatch records).
     let mut before_last: Vec<(Rc<str>, G)> = Vec::new();
+    // A stage runs only where the stages before it did not raise (a record read where no
+    // stage wrote it raises there, and the stages after would raise again on what it never
+    // wrote).
+    let mut stage_pc = tt;
     for (i, method) in methods.iter().enumerate() {
         if let (Some(Value::Obj(id)), true) = (&state, i + 1 == methods.len()) {
             if let ObjKind::Dict(entries) = &interp.heap[*id as usize].kind {
@@ -465,7 +469,19 @@ fn run_entry(
             return Err(format!("{} has no method `{method}` in the tree", index.class_path(entry)));
         };
         let args = entry_args(&mut interp, func, state.clone(), entry_loc);
-        let result = interp.call(&bound, args, &tt, entry_loc);
+        let raised_before = interp.conds.raising_count();
+        let result = interp.call(&bound, args, &stage_pc, entry_loc);
+        if state.is_some() {
+            let before = super::cond::approximated();
+            let mut next = stage_pc;
+            for raised in interp.conds.raising_since(raised_before).to_vec() {
+                next = next.and(&raised.not());
+            }
+            // (Widened, the next stages would skip configurations that run: left as it was.)
+            if super::cond::approximated() == before {
+                stage_pc = next;
+            }
+        }
         if state.is_none() {
             output.extend(&interp.conds, result);
         }
@@ -476,6 +492,8 @@ fn run_entry(
         let written: Vec<(Rc<str>, G)> = entries
             .into_iter()
             .filter(|(key, g)| !before_last.iter().any(|(k, old)| k == key && old.same_as(g)))
+            // (What configurations that raised left there is no output.)
+            .map(|(key, g)| (key, g.restrict(&interp.conds, &stage_pc)))
             .collect();
         let written = interp.alloc(ObjKind::Dict(written), entry_loc);
         output.extend(&interp.conds, G::one(&interp.conds, Value::Obj(written)));

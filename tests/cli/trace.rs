@@ -3908,3 +3908,16 @@ fn an_output_lost_in_some_configurations_is_unknown_there() {
         [("ONCE".into(), 1, "not use_exchange".into()), ("UNKNOWN".into(), 0, "use_exchange".into())]
     );
 }
+
+#[test]
+fn a_pipeline_stage_reading_a_record_no_stage_wrote_raises() {
+    // The dispatch stage writes its record only with expert parallelism, the experts' stage
+    // reads it always. Read as an input of the pipeline (unscaled data), the configurations
+    // where the top-k folds the factor read NEVER; Python raises there.
+    let methods = "op_select_experts,op_dispatch,op_experts,op_output";
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.skipped_stage.SkippedStageMoE", "--methods", methods]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let raises = out.json()["raises"].to_string();
+    assert!(raises.contains("gate/skipped_stage.py") && raises.contains("\"line\":29"), "{raises}");
+}

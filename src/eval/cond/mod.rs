@@ -1145,6 +1145,16 @@ impl Conds {
         }
     }
 
+    /// How many raising conditions were recorded so far (see `raising_since`).
+    pub fn raising_count(&self) -> usize {
+        self.raising.len()
+    }
+
+    /// The raising conditions recorded after the first `count`.
+    pub fn raising_since(&self, count: usize) -> &[Cond] {
+        &self.raising[count.min(self.raising.len())..]
+    }
+
     /// Where the code raises, with the share of the configurations the constraints allow each
     /// place ends (atoms weighted equally; assumptions not counted), widest first, one entry
     /// per place.
