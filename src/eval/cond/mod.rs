@@ -1159,6 +1159,8 @@ impl Conds {
     /// place ends (atoms weighted equally; assumptions not counted), widest first, one entry
     /// per place.
     pub fn raise_places(&self) -> Vec<(Loc, f64)> {
+        /// Pairs of nodes one raise's share may visit with the constraints.
+        const SHARE_PAIRS_BUDGET: usize = 200_000;
         let mut widest: FxHashMap<Loc, f64> = FxHashMap::default();
         // Assumptions are single-atom constraints: their conjunction is one path of the
         // diagram, whose atoms count with their assumed value (no node is built for them). The
@@ -1175,8 +1177,14 @@ impl Conds {
             let constraints = self.groups_for(cond);
             let share = with(|t| {
                 let allowed = t.share(constraints.0, &fixed, &mut memo);
-                let both = t.share_both(cond.0, constraints.0, &fixed, &mut pairs, &mut memo);
-                if allowed > 0.0 { both / allowed } else { 0.0 }
+                let mut budget = SHARE_PAIRS_BUDGET;
+                match t.share_both(cond.0, constraints.0, &fixed, &mut pairs, &mut memo, &mut budget) {
+                    Some(both) if allowed > 0.0 => both / allowed,
+                    Some(_) => 0.0,
+                    // Past the budget, the share among all assignments (the constraints not
+                    // taken into account): a share is what the list is sorted by, not an answer.
+                    None => t.share(cond.0, &fixed, &mut memo),
+                }
             });
             let entry = widest.entry(*loc).or_insert(0.0);
             *entry = entry.max(share);

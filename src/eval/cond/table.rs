@@ -670,7 +670,8 @@ impl Table {
     }
 
     /// The share of all assignments that satisfy both `a` and `b` (as in [`Table::share`]),
-    /// computed over the two diagrams together: nothing is built.
+    /// computed over the two diagrams together: nothing is built. `None` past `budget` pairs
+    /// of nodes visited (two large diagrams over many atoms: the pairs grow as their product).
     pub fn share_both(
         &self,
         a: u32,
@@ -678,33 +679,35 @@ impl Table {
         fixed: &FxHashMap<u32, bool>,
         memo: &mut FxHashMap<(u32, u32), f64>,
         single: &mut FxHashMap<u32, f64>,
-    ) -> f64 {
+        budget: &mut usize,
+    ) -> Option<f64> {
         if a == FALSE || b == FALSE || a == not(b) {
-            return 0.0;
+            return Some(0.0);
         }
         if a == TRUE || a == b {
-            return self.share(b, fixed, single);
+            return Some(self.share(b, fixed, single));
         }
         if b == TRUE {
-            return self.share(a, fixed, single);
+            return Some(self.share(a, fixed, single));
         }
         let key = if a < b { (a, b) } else { (b, a) };
         if let Some(&known) = memo.get(&key) {
-            return known;
+            return Some(known);
         }
+        *budget = budget.checked_sub(1)?;
         let var = self.var(a).min(self.var(b));
         let (a_lo, a_hi) = self.cofactors(a, var);
         let (b_lo, b_hi) = self.cofactors(b, var);
         let share = match fixed.get(&var) {
-            Some(true) => self.share_both(a_hi, b_hi, fixed, memo, single),
-            Some(false) => self.share_both(a_lo, b_lo, fixed, memo, single),
+            Some(true) => self.share_both(a_hi, b_hi, fixed, memo, single, budget)?,
+            Some(false) => self.share_both(a_lo, b_lo, fixed, memo, single, budget)?,
             None => {
-                0.5 * self.share_both(a_lo, b_lo, fixed, memo, single)
-                    + 0.5 * self.share_both(a_hi, b_hi, fixed, memo, single)
+                0.5 * self.share_both(a_lo, b_lo, fixed, memo, single, budget)?
+                    + 0.5 * self.share_both(a_hi, b_hi, fixed, memo, single, budget)?
             }
         };
         memo.insert(key, share);
-        share
+        Some(share)
     }
 
     /// The literals of a conjunction of literals (its one path to TRUE); for anything else,
