@@ -1002,6 +1002,18 @@ impl Interp<'_, '_> {
                     return wrapper.restrict(&self.conds, pc);
                 }
             }
+            // `types.SimpleNamespace(a=..., b=...)`: an object holding those attributes, and
+            // what code writes into it later (process-wide state kept in one: a communication
+            // buffer made on the first call, read back on the next).
+            "SimpleNamespace" if path == "types.SimpleNamespace" && receiver.is_none() => {
+                let text = self.text(loc);
+                let s = self.sym_id(SymKey::At(loc, text.clone()), text, None);
+                let id = self.alloc(ObjKind::Opaque(s), loc);
+                for (key, arg) in &args.keywords {
+                    self.set_field(id, key, arg.value.clone(), pc);
+                }
+                return G::under(pc.clone(), Value::Obj(id));
+            }
             // `types.MappingProxyType(mapping)` is a read-only view of the mapping: reads go
             // through to it.
             "MappingProxyType" if path == "types.MappingProxyType" && receiver.is_none() => {

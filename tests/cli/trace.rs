@@ -3921,3 +3921,12 @@ fn a_pipeline_stage_reading_a_record_no_stage_wrote_raises() {
     let raises = out.json()["raises"].to_string();
     assert!(raises.contains("gate/skipped_stage.py") && raises.contains("\"line\":29"), "{raises}");
 }
+
+#[test]
+fn a_simple_namespace_holds_what_is_written_into_it() {
+    // `types.SimpleNamespace(...)` made with some attributes and written later: the factor
+    // stored into it was an attribute of an outside object, lost (NEVER).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.namespace_state.NamespaceStateMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
