@@ -1704,10 +1704,12 @@ impl Interp<'_, '_> {
                             self.raise_of(Some("AttributeError"), &rest, loc);
                             return out;
                         } else if field.is_some()
-                            && (mro.external.is_empty() || self.unset_module_attribute(id, class, attr))
+                            && (mro.external.iter().all(|e| super::modules::is_plain_python_base(e))
+                                || self.unset_module_attribute(id, class, attr))
                         {
                             // Set in other configurations, not in these (`if cond: self.x = ...`
-                            // in the constructor), and no base class has it: Python raises
+                            // in the constructor), and no base class has it (outside bases of
+                            // plain Python, `abc.ABC`, set no attributes): Python raises
                             // `AttributeError` here, which `hasattr` and `getattr(..., default)`
                             // catch.
                             self.raise_of(Some("AttributeError"), &rest, loc);

@@ -3930,3 +3930,22 @@ fn a_simple_namespace_holds_what_is_written_into_it() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
 }
+
+#[test]
+fn a_field_set_only_in_other_configurations_of_an_abstract_class_raises() {
+    // A dispatcher with an abstract base builds each implementation only when its mode is
+    // enabled and picks one by the mode resolved at run time. Where the picked one was never
+    // built, Python raises `AttributeError`; read as an unknown value (the base is outside the
+    // tree), the call through it made an UNKNOWN row.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unset_impl.UnsetImplMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.resolved_mode == \"scaling\"".into()),
+            ("NEVER".into(), 0, "not (config.resolved_mode == \"scaling\")".into())
+        ]
+    );
+    let raises = out.json()["raises"].to_string();
+    assert!(raises.contains("AttributeError"), "{raises}");
+}
