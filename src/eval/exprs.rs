@@ -1758,8 +1758,9 @@ impl Interp<'_, '_> {
         }
     }
 
-    /// Entry `key` of the pipeline's state read as an attribute: where no stage set it, data
-    /// from stages not evaluated (as `state.pop(key)` gives).
+    /// Entry `key` of the pipeline's state read as an attribute (as `state.pop(key)` reads it):
+    /// a key no stage writes is data from stages not evaluated; one a stage writes raises
+    /// where it is missing.
     fn state_entry(&mut self, id: HeapId, key: &str, pc: &Cond, loc: Loc) -> G {
         let ObjKind::Dict(entries) = self.read_object(id).kind.clone() else { return G::empty() };
         let written = entries.iter().any(|(k, _)| k.as_ref() == key);
