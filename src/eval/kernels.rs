@@ -26,12 +26,23 @@ pub struct KernelModel {
     /// (`sgl_kernel.moe_fused_gate` matches `sgl_kernel.moe_fused_gate` and
     /// `sgl_kernel.ops.moe_fused_gate`).
     pub callee: String,
-    /// The parameter that carries the factor: by keyword name, and by position.
-    pub factor: ArgRef,
-    /// `always`, `never`, or `when` (then `when` says under which argument values).
-    pub applies: Applies,
+    /// The parameter that carries the factor: by keyword name, and by position. A model may
+    /// leave it out when it only says what the callee returns (`returns`).
+    pub factor: Option<ArgRef>,
+    /// `always`, `never`, or `when` (then `when` says under which argument values); given
+    /// with `factor`.
+    pub applies: Option<Applies>,
     #[serde(default)]
     pub when: Vec<ArgTest>,
+    /// The callee's parameters in positional order (`self` left out), so that `returns` can
+    /// name an argument however it is passed.
+    #[serde(default)]
+    pub params: Vec<String>,
+    /// What the callee returns, item by item, when it moves tensors rather than computing
+    /// from them (a communication library's `dispatch`): each item is the argument it hands
+    /// back, or the product of several, or none of the caller's data. Without it, what an
+    /// outside callee returns has the scales of everything passed to it.
+    pub returns: Option<Vec<Returned>>,
     /// The argument the kernel writes its result into, when it does (rather than returning it).
     pub output: Option<ArgRef>,
     /// Why the model says so (a docstring, a wrapper's code), shown with delegated sites.
@@ -43,6 +54,16 @@ pub struct KernelModel {
 pub struct ArgRef {
     pub name: String,
     pub position: Option<usize>,
+}
+
+/// One item a callee returns: the arguments (by parameter name) whose scales it has — one
+/// argument handed back as it is, or several multiplied together — or, with `from` empty,
+/// none of the caller's data (a count, a handle, an event).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Returned {
+    #[serde(default)]
+    pub from: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -76,9 +97,11 @@ impl KernelModels {
     pub fn load(extra: &[(String, String)]) -> Result<KernelModels, String> {
         let mut models = Vec::new();
         let builtin: ModelFile = toml::from_str(BUILTIN).map_err(|e| format!("built-in kernel models: {e}"))?;
+        builtin.check().map_err(|e| format!("built-in kernel models: {e}"))?;
         models.extend(builtin.kernels);
         for (name, text) in extra {
             let file: ModelFile = toml::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+            file.check().map_err(|e| format!("{name}: {e}"))?;
             models.extend(file.kernels);
         }
         Ok(KernelModels { models })
@@ -90,6 +113,40 @@ impl KernelModels {
             .iter()
             .filter(|m| path == m.callee || path.ends_with(&format!(".{}", m.callee)) || last(path) == m.callee)
             .max_by_key(|m| m.callee.len())
+    }
+}
+
+impl ModelFile {
+    /// What the TOML grammar cannot say: `factor` and `applies` go together, a model says
+    /// something (a factor or what is returned), and `returns` names parameters of `params`.
+    fn check(&self) -> Result<(), String> {
+        for model in &self.kernels {
+            let callee = &model.callee;
+            match (&model.factor, model.applies) {
+                (Some(_), None) => return Err(format!("kernel `{callee}`: `factor` needs `applies`")),
+                (None, Some(_)) => return Err(format!("kernel `{callee}`: `applies` needs `factor`")),
+                (None, None) if model.returns.is_none() => {
+                    return Err(format!("kernel `{callee}`: a model needs `factor` and `applies`, or `returns`"));
+                }
+                _ => {}
+            }
+            if model.applies == Some(Applies::When) && model.when.is_empty() {
+                return Err(format!("kernel `{callee}`: `applies = \"when\"` needs `when`"));
+            }
+            for item in model.returns.iter().flatten() {
+                if let Some(unknown) = item.from.iter().find(|name| !model.params.contains(name)) {
+                    return Err(format!("kernel `{callee}`: `returns` names `{unknown}`, which is not in `params`"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl KernelModel {
+    /// The position of parameter `name` in `params`.
+    pub fn position_of(&self, name: &str) -> Option<usize> {
+        self.params.iter().position(|p| p == name)
     }
 }
 
@@ -127,7 +184,18 @@ mod tests {
         )])
         .unwrap();
         let found = models.find("vendor.pkg.scale_kernel").unwrap();
-        assert_eq!(found.applies, Applies::Never);
+        assert_eq!(found.applies, Some(Applies::Never));
         assert!(models.find("vendor.other_kernel").is_none());
+    }
+
+    #[test]
+    fn a_model_must_say_something_consistent() {
+        let load = |text: &str| KernelModels::load(&[("extra".into(), text.into())]).map(|_| ());
+        let head = "[[kernel]]\ncallee = \"k\"\nsource = \"test\"\n";
+        assert!(load(head).unwrap_err().contains("needs `factor` and `applies`, or `returns`"));
+        assert!(load(&format!("{head}factor = {{ name = \"f\" }}\n")).unwrap_err().contains("needs `applies`"));
+        let unnamed = format!("{head}params = [\"x\"]\nreturns = [{{ from = [\"y\"] }}]\n");
+        assert!(load(&unnamed).unwrap_err().contains("`y`, which is not in `params`"));
+        assert!(load(&format!("{head}params = [\"x\"]\nreturns = [{{ from = [\"x\"] }}, {{}}]\n")).is_ok());
     }
 }

@@ -8,7 +8,7 @@ use ruff_python_ast::Operator;
 use super::calls::Args;
 use super::cond::Cond;
 use super::interp::{Interp, ObjKind};
-use super::kernels::{Applies, toml_constant};
+use super::kernels::{Applies, KernelModel, toml_constant};
 use super::trace::{SiteKind, SiteRecord};
 use super::value::*;
 use crate::syntax::Constant;
@@ -1205,8 +1205,69 @@ impl Interp<'_, '_> {
     }
 
     /// The generic outside call: combine the scales of the data passed in (as a product), add
-    /// delegated applications of the traced value.
+    /// delegated applications of the traced value; or, for a callee whose kernel model says
+    /// what it returns, that.
     fn combine_external(&mut self, path: &str, receiver: Option<Value>, args: &Args, pc: &Cond, loc: Loc) -> G {
+        if let Some(model) = self.kernels.find(path).filter(|m| m.returns.is_some()).cloned() {
+            if let Some(returned) = self.modelled_returns(&model, path, args, pc, loc) {
+                return returned;
+            }
+        }
+        self.combine_carriers(path, receiver, args, pc, loc)
+    }
+
+    /// What a callee returns by its model's `returns` (`recv_x, recv_ids, recv_weights, ... =
+    /// buffer.dispatch(x, topk_idx=ids, topk_weights=weights)` hands each tensor back with its
+    /// own scale: a communication moves data, it does not combine it). `None` when the
+    /// arguments cannot be placed (a `*args` of unknown length before them).
+    fn modelled_returns(&mut self, model: &KernelModel, path: &str, args: &Args, pc: &Cond, loc: Loc) -> Option<G> {
+        let returns = model.returns.as_deref().unwrap_or_default();
+        let first_star = if args.unknown_star { args.stars_at.first().copied() } else { None };
+        let mut items = Vec::with_capacity(returns.len());
+        for (i, item) in returns.iter().enumerate() {
+            let mut passed = Vec::new();
+            for name in &item.from {
+                let by_keyword = args.keywords.iter().find(|(k, _)| k.as_str() == name).map(|(_, a)| a);
+                let by_position = match model.position_of(name) {
+                    Some(p) if first_star.is_some_and(|star| p >= star) && by_keyword.is_none() => return None,
+                    Some(p) => args.positional.get(p),
+                    None => None,
+                };
+                if let Some(arg) = by_keyword.or(by_position) {
+                    passed.push((name.as_str(), arg.clone()));
+                }
+            }
+            let value = match passed.as_slice() {
+                // None of the caller's data: a value of its own, one per item and call.
+                [] if item.from.is_empty() => {
+                    let key = format!("{path}[{i}]@{}:{}", loc.file.as_u32(), loc.span.start);
+                    let shown = format!("{}(...)[{i}]", last_two(path));
+                    G::under(*pc, self.sym(SymKey::External(key), shown, None))
+                }
+                // What it would hand back was not passed (DeepEP gives `None` for weights it
+                // was not sent).
+                [] => G::under(*pc, Value::none()),
+                [(_, one)] => one.value.restrict(&self.conds, pc),
+                several => {
+                    let keywords = several
+                        .iter()
+                        .map(|(name, arg)| (ruff_python_ast::name::Name::new(*name), arg.clone()))
+                        .collect();
+                    let sub = Args { keywords, ..Args::default() };
+                    self.combine_carriers(path, None, &sub, pc, loc)
+                }
+            };
+            items.push(value);
+        }
+        Some(match items.len() {
+            1 => items.pop().unwrap_or_else(G::empty),
+            _ => G::under(*pc, Value::Tuple(Rc::new(items))),
+        })
+    }
+
+    /// The product of the scales of the data passed in, with delegated applications of the
+    /// traced value.
+    fn combine_carriers(&mut self, path: &str, receiver: Option<Value>, args: &Args, pc: &Cond, loc: Loc) -> G {
         // The arguments that carry numbers, with how the callee names them.
         let mut carriers: Vec<(Option<String>, Option<usize>, G)> = Vec::new();
         if let Some(r) = &receiver {
@@ -1368,17 +1429,19 @@ impl Interp<'_, '_> {
         let Some(model) = model else {
             return (self.conds.truth(), Some(format!("no kernel model for `{path}`: counted as applied")));
         };
-        let is_factor =
-            name == Some(model.factor.name.as_str()) || (position.is_some() && position == model.factor.position);
-        if !is_factor {
+        let factor = model.factor.as_ref().zip(model.applies);
+        let is_factor = factor.is_some_and(|(factor, _)| {
+            name == Some(factor.name.as_str()) || (position.is_some() && position == factor.position)
+        });
+        let Some((_, applies)) = factor.filter(|_| is_factor) else {
             return (
                 self.conds.truth(),
                 Some(format!(
                     "passed to `{path}` in an argument its model does not name as the factor: counted as applied"
                 )),
             );
-        }
-        match model.applies {
+        };
+        match applies {
             Applies::Always => (self.conds.truth(), Some(format!("applied by the kernel ({})", model.source))),
             Applies::Never => (self.conds.falsity(), Some(format!("not applied by the kernel ({})", model.source))),
             Applies::When => {
@@ -1450,6 +1513,14 @@ fn none_with_number(op: Operator, left: &Value, right: &Value) -> bool {
             | Operator::FloorDiv
             | Operator::Mod
     ) && ((none(left) && number(right)) || (number(left) && none(right)))
+}
+
+/// The last two components of a dotted path (`Buffer.dispatch`), to show a call's result.
+fn last_two(path: &str) -> &str {
+    match path.rmatch_indices('.').nth(1) {
+        Some((i, _)) => &path[i + 1..],
+        None => path,
+    }
 }
 
 fn plain_part() -> Part {

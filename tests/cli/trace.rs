@@ -3932,6 +3932,20 @@ fn a_simple_namespace_holds_what_is_written_into_it() {
 }
 
 #[test]
+fn a_communication_library_moves_each_tensor_with_its_own_scale() {
+    // DeepEP's `dispatch` hands back the hidden states, ids and weights it was sent; its
+    // kernel model says so. Read as one outside computation, every received tensor had the
+    // weights' factor, and experts that forget the weights read ONCE.
+    for (entry, code, verdict) in
+        [("WeightedMoE", 0, "ONCE"), ("DroppedWeightsMoE", 1, "NEVER"), ("LowLatencyMoE", 0, "ONCE")]
+    {
+        let (got, got_verdict, out) = trace("trace/router", &["--entry", &format!("gate.ep_exchange.{entry}")]);
+        assert_eq!((got, got_verdict.as_str()), (code, verdict), "{entry}: {}", out.stdout);
+        assert!(!out.stdout.contains("not resolved"), "{entry}: {}", out.stdout);
+    }
+}
+
+#[test]
 fn a_field_set_only_in_other_configurations_of_an_abstract_class_raises() {
     // A dispatcher with an abstract base builds each implementation only when its mode is
     // enabled and picks one by the mode resolved at run time. Where the picked one was never
