@@ -2084,6 +2084,10 @@ impl Interp<'_, '_> {
                 }
             }
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+                if !elts.iter().any(|e| matches!(e, Expr::Starred(_))) {
+                    let loc = self.loc(frame.file, target);
+                    self.raise_on_count_mismatch(&value, elts.len(), pc, loc);
+                }
                 for (i, elt) in elts.iter().enumerate() {
                     let item = self.unpack_item(&value, i, elts.len(), pc);
                     let elt = if let Expr::Starred(s) = elt { s.value.as_ref() } else { elt };
@@ -2092,6 +2096,24 @@ impl Interp<'_, '_> {
             }
             Expr::Starred(star) => self.assign_target(frame, &star.value, value, pc),
             _ => {}
+        }
+    }
+
+    /// Unpacking a NamedTuple into another number of names raises `ValueError` (a runner
+    /// written for one dispatcher's output, handed another's). Only records: their length is
+    /// their class's, where a tuple the evaluation built may stand for items it could not count
+    /// (`(a, *unknown)`).
+    fn raise_on_count_mismatch(&mut self, value: &G, n: usize, pc: &Cond, loc: Loc) {
+        for (c, v) in value.0.clone() {
+            let Value::Obj(id) = v else { continue };
+            let ObjKind::Instance(class) = self.read_object(id).kind else { continue };
+            if !self.resolver.mro(class).external.iter().any(|e| e.ends_with("NamedTuple")) {
+                continue;
+            }
+            let fields = self.record_fields(class).len();
+            if fields > 0 && fields != n {
+                self.raise_of(Some("ValueError"), &c.and(pc), loc);
+            }
         }
     }
 

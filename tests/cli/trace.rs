@@ -3946,6 +3946,17 @@ fn a_communication_library_moves_each_tensor_with_its_own_scale() {
 }
 
 #[test]
+fn unpacking_a_named_tuple_into_another_number_of_names_raises() {
+    // The masked runner unpacks four fields; handed the normal output (three), Python raises
+    // `ValueError`. That configuration cannot run: it was a NEVER row.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unpack_count.UnpackCountMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    let raises = out.json()["raises"].to_string();
+    assert!(raises.contains("gate/unpack_count.py") && raises.contains("\"line\":33"), "{raises}");
+}
+
+#[test]
 fn a_field_set_only_in_other_configurations_of_an_abstract_class_raises() {
     // A dispatcher with an abstract base builds each implementation only when its mode is
     // enabled and picks one by the mode resolved at run time. Where the picked one was never
