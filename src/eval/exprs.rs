@@ -1996,6 +1996,10 @@ impl Interp<'_, '_> {
                         }
                         other => other,
                     };
+                    if let Value::Class(class) = v {
+                        self.set_class_attr(class, &name, value.clone(), &c, loc);
+                        continue;
+                    }
                     if let Value::Obj(id) = v {
                         let restricted = value.restrict(&self.conds, &c);
                         // A class of the tree that defines `__setattr__` decides what an

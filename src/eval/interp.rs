@@ -248,6 +248,8 @@ pub struct Interp<'r, 'a> {
     /// with such a place are here.
     global_unbound: FxHashMap<(FileId, Name), Cond>,
     class_attrs: FxHashMap<(ClassId, Name), G>,
+    /// Class attributes written by the code evaluated (see `set_class_attr`).
+    class_writes: FxHashMap<(ClassId, Name), G>,
     /// Module-level `Class.attr = value` statements by the class and attribute they set (built
     /// on first use): (file, index into its `module_attr_assigns`).
     class_attr_assigns: Option<Rc<FxHashMap<(ClassId, Name), Vec<(FileId, usize)>>>>,
@@ -506,6 +508,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             globals_in_progress: FxHashSet::default(),
             global_unbound: FxHashMap::default(),
             class_attrs: FxHashMap::default(),
+            class_writes: FxHashMap::default(),
             class_attr_assigns: None,
             import_position: None,
             closures: FxHashMap::default(),
@@ -1104,6 +1107,22 @@ impl<'r, 'a> Interp<'r, 'a> {
         }
     }
 
+    /// `Class.name = value` (or `cls.name = value`) under `pc`, run by the code evaluated:
+    /// the class has that attribute from then on, where `pc` holds; where it does not, the
+    /// one it had (its body's, or an earlier write).
+    pub fn set_class_attr(&mut self, class: ClassId, name: &Name, value: G, pc: &Cond, loc: Loc) {
+        // (A class exists before every call: its attributes hold conditions as seen from the
+        // entry, as an older object's do.)
+        let pc = &pc.and(&self.base);
+        let value = value.restrict(&self.conds, pc);
+        let old = match self.class_writes.get(&(class, name.clone())) {
+            Some(written) => written.clone(),
+            None => self.class_attr(class, name.as_str(), loc).map(|(_, g)| g).unwrap_or_default(),
+        };
+        let new = old.overwritten(&self.conds, value, pc);
+        self.class_writes.insert((class, name.clone()), new);
+    }
+
     /// `obj.name = value` under `pc`.
     pub fn set_field(&mut self, id: HeapId, name: &Name, value: G, pc: &Cond) {
         let pc = &self.gate(id, pc);
@@ -1623,6 +1642,12 @@ impl<'r, 'a> Interp<'r, 'a> {
     pub fn class_attr(&mut self, class: ClassId, name: &str, loc: Loc) -> Option<(ClassId, G)> {
         let mro = self.resolver.mro(class);
         for base in mro.classes.iter().copied() {
+            // Written by code run on the forward path (`cls._buffer = Buffer(...)` in a getter
+            // that builds a process-wide object once): that value where it was written, the
+            // class body's elsewhere (see `set_class_attr`).
+            if let Some(written) = self.class_writes.get(&(base, Name::new(name))) {
+                return Some((base, written.clone()));
+            }
             // Set on the class by the module's code after the class statement: that value is
             // the one the class has once its module is imported (the last statement wins), or,
             // read by import-time code of that module, the last that has run. (What is read

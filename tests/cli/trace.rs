@@ -3957,6 +3957,15 @@ fn unpacking_a_named_tuple_into_another_number_of_names_raises() {
 }
 
 #[test]
+fn a_class_attribute_written_by_a_method_is_read_back() {
+    // `cls._buffer = Buffer(...)` in a class method that builds a process-wide object once:
+    // read back as the class body's `None`, the buffer's results were lost (NEVER).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.class_cache.ClassCacheMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
+
+#[test]
 fn a_field_set_only_in_other_configurations_of_an_abstract_class_raises() {
     // A dispatcher with an abstract base builds each implementation only when its mode is
     // enabled and picks one by the mode resolved at run time. Where the picked one was never
