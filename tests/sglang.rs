@@ -858,6 +858,58 @@ fn sglang_0_5_4_post3_never_applies_the_factor_with_compressed_tensors_wna16() {
     assert!(rows.iter().any(|r| block_multiplies(&r) && r["when"].as_str().unwrap().contains(wna16)), "{rows:#?}");
 }
 
+#[test]
+fn sglang_0_5_22_overlap_stages_apply_the_factor_twice_where_the_top_k_folds_it() {
+    // SGLang 0.5.22's two-batch-overlap stages on DeepEP with ModelOpt NVFP4 and the
+    // FlashInfer CuTe DSL runner (sglang PR 35152): the fused top-k gate folds the factor into
+    // the weights, and `op_output` adds the routed output with `alpha=routed_scaling_factor`
+    // again. Narrowed to that trigger, as walkthrough section 41 reads it: where the gate
+    // folds, a part of the output has the factor twice, through both sites.
+    let Some(tree) = fetch("0.5.22") else { return };
+    let methods = "op_gate,op_shared_experts,op_select_experts,op_dispatch_a,op_dispatch_b,op_experts,op_combine_a,op_combine_b,op_output";
+    let assumptions = [
+        "get_moe_a2a_backend()=deepep",
+        "get_moe_runner_backend()=flashinfer_cutedsl",
+        "quant_config=sglang.srt.layers.quantization.modelopt_quant.ModelOptFp4Config",
+        "self.is_layer_excluded(prefix)=false",
+        "quant_config.is_checkpoint_nvfp4_serialized=true",
+        "layer_id < config.num_hash_layers=false",
+        "is_deepseek_v4=false",
+        "get_parallel().moe_ep_size > 1=true",
+        "is_shared_experts_fusion_disabled()=true",
+        "_oot_dispatch_key()=None",
+        "get_fused_op_backend()=None",
+    ];
+    let mut args = vec![
+        "routed_scaling_factor",
+        "--entry",
+        "sglang.srt.models.deepseek_v2.DeepseekV2MoE",
+        "--platform",
+        "cuda",
+        "--methods",
+        methods,
+    ];
+    for assume in &assumptions {
+        args.extend(["--assume", assume]);
+    }
+    let out = trace(&tree, &args);
+    assert_evaluated_to_the_end(&out);
+    assert_ne!(out["verdict"], "ONCE", "{out:#}");
+    let twice = |part: &Value| {
+        let sites: Vec<(&str, u64)> = part["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s["location"]["path"].as_str().unwrap(), s["location"]["line"].as_u64().unwrap()))
+            .collect();
+        part["exponent"] == 2
+            && sites.contains(&("sglang/srt/models/deepseek_v2.py", 1967))
+            && sites.iter().any(|(path, _)| *path == "sglang/srt/layers/moe/topk.py")
+    };
+    let rows = out["rows"].as_array().unwrap();
+    assert!(rows.iter().any(|r| r["parts"].as_array().unwrap().iter().any(twice)), "{rows:#?}");
+}
+
 fn hunyuan_v3_npu_trace(tree: &PathBuf) -> Value {
     let assumptions =
         ["quant_config=None", "get_moe_a2a_backend()=none", "_oot_dispatch_key()=None", "get_fused_op_backend()=None"];

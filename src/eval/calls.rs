@@ -49,6 +49,9 @@ pub struct Args {
     pub keywords: Vec<(Name, Arg)>,
     /// `**expr` values (dict objects, or unknown).
     pub splats: Vec<G>,
+    /// The data in `*expr` values whose items are not known (`f(*inner_state)`, the state the
+    /// summary of a call not evaluated): a call not evaluated is handed that data.
+    pub star_data: Vec<G>,
 }
 
 impl Args {
@@ -272,6 +275,28 @@ impl Interp<'_, '_> {
         self.map(&receiver.restrict(&self.conds, pc), |_, r| Value::Super(class, Box::new(r)))
     }
 
+    /// The data a starred value of unknown items holds: the value itself where it is data, the
+    /// data items of a tuple it may be (under that alternative's condition).
+    fn starred_data(&self, value: &G) -> G {
+        let mut data = G::empty();
+        for (c, v) in value.iter() {
+            match v {
+                Value::Num(_) => data.push(&self.conds, *c, v.clone()),
+                Value::Tuple(items) => {
+                    for item in items.iter() {
+                        for (_, iv) in item.iter() {
+                            if matches!(iv, Value::Num(_)) {
+                                data.push(&self.conds, *c, iv.clone());
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        data
+    }
+
     pub fn eval_args(&mut self, frame: &mut Frame, arguments: &ast::Arguments, pc: &Cond) -> Args {
         let mut args = Args::default();
         for arg in arguments.args.iter() {
@@ -289,6 +314,10 @@ impl Interp<'_, '_> {
                     _ => {
                         args.unknown_star = true;
                         args.stars_at.push(args.positional.len());
+                        let data = self.starred_data(&value);
+                        if !data.is_empty() {
+                            args.star_data.push(data);
+                        }
                     }
                 }
                 continue;
@@ -970,7 +999,7 @@ impl Interp<'_, '_> {
         for arg in args.positional.iter_mut().chain(args.keywords.iter_mut().map(|(_, a)| a)) {
             arg.value = arg.value.relative_to(&self.conds, pc);
         }
-        for splat in &mut args.splats {
+        for splat in args.splats.iter_mut().chain(args.star_data.iter_mut()) {
             *splat = splat.relative_to(&self.conds, pc);
         }
         args
@@ -1072,7 +1101,11 @@ impl Interp<'_, '_> {
                 self.pending_writers.push((reach, later));
             }
         }
-        let args = self.with_splatted_data(args);
+        let mut args = self.with_splatted_data(args);
+        // Data starred into the call, its items unknown, is handed over as it is.
+        for value in std::mem::take(&mut args.star_data) {
+            args.positional.push(Arg { value, loc: None });
+        }
         let has_data = args.has_data();
         // An operator the tree registers (`@register_custom_op(...)`) takes tensors and numbers
         // only, so a module it runs is looked up at run time (`moe_layers[layer_id]`): it may
@@ -1502,6 +1535,18 @@ impl Interp<'_, '_> {
                             // A parameter named after the traced value that nobody passes
                             // (or that unknown `*args`/`**kwargs` may pass).
                             G::under(rest.clone(), self.traced_origin(Loc { file: func.file, span: param.range }))
+                        } else if args.unknown_star
+                            && param.kind != ParamKind::KeywordOnly
+                            && !args.star_data.is_empty()
+                        {
+                            // An item of a starred value whose items are not known, which
+                            // holds data (`stage_b(*state)`, `state` the summary of a stage not
+                            // evaluated): the data it holds, whichever item this is.
+                            let mut data = G::empty();
+                            for g in &args.star_data {
+                                data.extend(&self.conds, g.restrict(&self.conds, &rest));
+                            }
+                            data
                         } else if (args.unknown_star && param.kind != ParamKind::KeywordOnly) || unknown_keywords {
                             let display = param.name.to_string();
                             let v = self.param_symbol(func, param, display);

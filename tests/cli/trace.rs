@@ -3966,6 +3966,15 @@ fn a_class_attribute_written_by_a_method_is_read_back() {
 }
 
 #[test]
+fn data_starred_into_a_call_is_handed_over() {
+    // `stage_b(*state)` with `state` the summary of a stage not evaluated (data, not a tuple of
+    // known items): the second stage was handed nothing, and the weights' factor was lost.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.starred_state.StarredStateMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
+
+#[test]
 fn a_field_set_only_in_other_configurations_of_an_abstract_class_raises() {
     // A dispatcher with an abstract base builds each implementation only when its mode is
     // enabled and picks one by the mode resolved at run time. Where the picked one was never
