@@ -65,6 +65,16 @@ impl Args {
         self.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced())))
     }
 
+    /// The argument passed as keyword `name`, or else at `position` (how a kernel model names
+    /// a parameter).
+    pub fn named_or_at(&self, name: &str, position: Option<usize>) -> Option<&Arg> {
+        self.keywords
+            .iter()
+            .find(|(k, _)| k.as_str() == name)
+            .map(|(_, a)| a)
+            .or_else(|| position.and_then(|p| self.positional.get(p)))
+    }
+
     pub fn has_data(&self) -> bool {
         self.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))))
     }

@@ -1227,13 +1227,12 @@ impl Interp<'_, '_> {
         for (i, item) in returns.iter().enumerate() {
             let mut passed = Vec::new();
             for name in &item.from {
-                let by_keyword = args.keywords.iter().find(|(k, _)| k.as_str() == name).map(|(_, a)| a);
-                let by_position = match model.position_of(name) {
-                    Some(p) if first_star.is_some_and(|star| p >= star) && by_keyword.is_none() => return None,
-                    Some(p) => args.positional.get(p),
-                    None => None,
-                };
-                if let Some(arg) = by_keyword.or(by_position) {
+                let position = model.position_of(name);
+                let by_keyword = args.keywords.iter().any(|(k, _)| k.as_str() == name);
+                if !by_keyword && position.zip(first_star).is_some_and(|(p, star)| p >= star) {
+                    return None;
+                }
+                if let Some(arg) = args.named_or_at(name, position) {
                     passed.push((name.as_str(), arg.clone()));
                 }
             }
@@ -1404,9 +1403,7 @@ impl Interp<'_, '_> {
         // A kernel writing its result into an argument (`moe_sum_reduce(input, output, factor)`)
         // changes the caller's tensor, whichever tensor that is (an input written in place too).
         if let Some(output) = model.as_ref().and_then(|m| m.output.as_ref()) {
-            let by_keyword = args.keywords.iter().find(|(k, _)| k.as_str() == output.name).map(|(_, a)| a.loc);
-            let by_position = output.position.and_then(|p| args.positional.get(p)).map(|a| a.loc);
-            if let Some(Some(target)) = by_keyword.or(by_position) {
+            if let Some(target) = args.named_or_at(&output.name, output.position).and_then(|a| a.loc) {
                 self.out_writes.push((target, out.clone(), *pc));
             }
         }
@@ -1447,12 +1444,7 @@ impl Interp<'_, '_> {
             Applies::When => {
                 let mut cond = self.conds.truth();
                 for test in &model.when {
-                    let passed = args
-                        .keywords
-                        .iter()
-                        .find(|(k, _)| k.as_str() == test.arg)
-                        .map(|(_, a)| a)
-                        .or_else(|| test.position.and_then(|p| args.positional.get(p)));
+                    let passed = args.named_or_at(&test.arg, test.position);
                     // An unknown argument's test is named by the argument's text, not the call's.
                     let arg_loc = passed.and_then(|a| a.loc).unwrap_or(loc);
                     let value = passed
