@@ -286,7 +286,9 @@ impl Interp<'_, '_> {
     }
 
     /// The data a starred value of unknown items holds: the value itself where it is data, the
-    /// data items of a tuple it may be (under that alternative's condition).
+    /// data items of a tuple it may be, under that alternative's condition. (An item's own
+    /// conditions are relative to the call that made the tuple, which need not be this one's:
+    /// restricted here, they could leave nothing.)
     fn starred_data(&self, value: &G) -> G {
         let mut data = G::empty();
         for (c, v) in value.iter() {
@@ -1677,7 +1679,7 @@ impl Interp<'_, '_> {
             Some((None, params, _)) => {
                 let mut frame = self.frame(None, class.file);
                 let fake = self.alloc_params_frame(&mut frame, &params, args, pc, loc, class);
-                if self.resolver.mro(class).external.iter().any(|e| e.ends_with("NamedTuple")) {
+                if self.resolver.mro(class).is_named_tuple() {
                     return self.named_tuple(id, &params, fake, pc);
                 }
                 for param in &params {

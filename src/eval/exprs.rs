@@ -1693,7 +1693,7 @@ impl Interp<'_, '_> {
                     }
                     None => {
                         let mro = self.resolver.mro(class);
-                        let named_tuple = mro.external.iter().any(|e| e.ends_with("NamedTuple"));
+                        let named_tuple = mro.is_named_tuple();
                         if named_tuple && attr == "_replace" {
                             // Built in (see `container_method`): a copy with some fields replaced.
                             Value::Method(Box::new(Value::Obj(id)), Rc::from(attr))
@@ -2111,7 +2111,7 @@ impl Interp<'_, '_> {
         for (c, v) in value.0.clone() {
             let Value::Obj(id) = v else { continue };
             let ObjKind::Instance(class) = self.read_object(id).kind else { continue };
-            if !self.resolver.mro(class).external.iter().any(|e| e.ends_with("NamedTuple")) {
+            if !self.resolver.mro(class).is_named_tuple() {
                 continue;
             }
             let fields = self.record_fields(class).len();

@@ -260,7 +260,8 @@ pub fn constructor_params(resolver: &Resolver, class: ClassId) -> Option<(Option
     }
     // NamedTuple, dataclass and `msgspec.Struct` fields, in definition order from the root base
     // down.
-    let is_record = mro.external.iter().any(|e| e.ends_with("NamedTuple") || is_msgspec_struct(e))
+    let is_record = mro.is_named_tuple()
+        || mro.external.iter().any(|e| is_msgspec_struct(e))
         || mro.classes.iter().any(|c| {
             index.class(*c).decorators.iter().any(|d| {
                 crate::syntax::dotted_name(match d {

@@ -37,6 +37,13 @@ pub struct Mro {
     pub problems: Vec<String>,
 }
 
+impl Mro {
+    /// Whether the class is a `typing.NamedTuple` (a record with a tuple's fixed length).
+    pub fn is_named_tuple(&self) -> bool {
+        self.external.iter().any(|e| e.ends_with("NamedTuple"))
+    }
+}
+
 impl Resolver<'_> {
     /// The bases of `class`, each resolved where the class statement is.
     pub fn bases(&self, class: ClassId) -> Vec<BaseRef> {
