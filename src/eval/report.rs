@@ -964,6 +964,8 @@ impl Alternative {
 /// New decision-diagram nodes the printing context of the rows may take (the table is shared
 /// with the rows themselves, which must stay exact).
 const REPORT_NODE_BUDGET: usize = 1_000_000;
+/// New nodes taking raises out of rows may make in all, after a bound stopped the evaluation.
+const STOPPED_RAISES_NODE_BUDGET: usize = 1_000_000;
 
 /// The answer for `output`, within the configurations `within` (where a block was called).
 fn answer(
@@ -1167,10 +1169,15 @@ fn answer(
     }
     // Each outcome where it runs and the count matters, in the order of its first alternative
     // left there; what blocked precision, of the alternatives left.
+    // After a bound stopped the evaluation, rows are provisional, under conditions that may be
+    // wider than the configurations that reach them (the report says so): taking the raises
+    // out of them is bounded. Unbounded, on a large stopped trace it filled the node table,
+    // and the widened operations after it lost most of the rows found.
+    let mut raise_budget = (interp.steps > interp.max_steps).then_some(STOPPED_RAISES_NODE_BUDGET);
     let mut placed: Vec<(usize, Group)> = Vec::new();
     for outcome in gathered {
         let all = outcome.members.iter().fold(conds.falsity(), |acc, m| acc.or(&m.1));
-        let mut cond = without_raising(conds, &all, runs_exact.then_some(&runs));
+        let mut cond = without_raising(conds, &all, runs_exact.then_some(&runs), &mut raise_budget);
         if !conds.feasible(&cond) {
             continue;
         }
@@ -1213,7 +1220,7 @@ fn answer(
         let covered = groups.iter().fold(conds.falsity(), |acc, g| acc.or(&g.cond));
         // (`runs` may stop at its node budget and keep configurations that raise: those are
         // taken out exactly here.)
-        let lost = without_raising(conds, &care.and(&covered.not()), runs_exact.then_some(&runs));
+        let lost = without_raising(conds, &care.and(&covered.not()), runs_exact.then_some(&runs), &mut raise_budget);
         if super::cond::approximated() == before && conds.feasible(&lost) {
             groups.push(Group {
                 verdict: Verdict::Unknown,
@@ -1480,7 +1487,10 @@ fn answer(
 /// that was computed exactly and conjoins within its fuel; raise by raise otherwise. The same
 /// function either way; each row used to test itself against every raise, a tenth of a large
 /// trace.
-fn without_raising(conds: &super::cond::Conds, cond: &Cond, runs: Option<&Cond>) -> Cond {
+///
+/// `budget`: the new nodes raise-by-raise removal may still make, when it is bounded (after a
+/// bound stopped the evaluation, see `answer`); past it, `cond` as it is (wider).
+fn without_raising(conds: &super::cond::Conds, cond: &Cond, runs: Option<&Cond>, budget: &mut Option<usize>) -> Cond {
     if let Some(runs) = runs {
         let before = super::cond::approximated();
         let out = cond.and(runs);
@@ -1489,7 +1499,14 @@ fn without_raising(conds: &super::cond::Conds, cond: &Cond, runs: Option<&Cond>)
         }
         super::cond::forget_approximations(before);
     }
-    conds.without_raising(cond)
+    let Some(left) = budget else { return conds.without_raising(cond) };
+    let start = super::cond::node_count();
+    let out = conds.without_raising_within(cond, *left);
+    *left = left.saturating_sub(super::cond::node_count() - start);
+    if out.is_none() {
+        *left = 0;
+    }
+    out.unwrap_or(*cond)
 }
 
 fn blocker_note(interp: &Interp, id: u32) -> Note {

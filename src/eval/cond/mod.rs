@@ -1237,6 +1237,13 @@ impl Conds {
     /// node table. (Unrelated raises that together cover every setting of their atoms would
     /// leave nothing running at all; such code never finishes, and is not what a trace meets.)
     pub fn without_raising(&self, cond: &Cond) -> Cond {
+        self.without_raising_within(cond, usize::MAX).expect("no budget")
+    }
+
+    /// [`Conds::without_raising`] within `budget` new nodes: `None` past it (the nodes made
+    /// until then stay in the table).
+    pub fn without_raising_within(&self, cond: &Cond, budget: usize) -> Option<Cond> {
+        let start = node_count();
         let mut links: FxHashSet<u64> = FxHashSet::default();
         self.add_links(cond, &mut links);
         let mut pending: Vec<usize> = (0..self.raising.len()).collect();
@@ -1253,9 +1260,14 @@ impl Conds {
         let mut taken = Cond::FALSE;
         let mut out: Option<Cond> = None;
         let mut left_nothing = false;
+        let mut over_budget = false;
         loop {
             let mut linked_any = false;
             pending.retain(|&i| {
+                over_budget = over_budget || node_count().saturating_sub(start) > budget;
+                if over_budget {
+                    return false;
+                }
                 let raise_links = &supports[i];
                 // A raise about no atom raises everywhere.
                 if !raise_links.is_empty() && !raise_links.iter().any(|l| links.contains(l)) {
@@ -1294,11 +1306,14 @@ impl Conds {
                 };
                 false
             });
+            if over_budget {
+                return None;
+            }
             if !linked_any || left_nothing {
                 break;
             }
         }
-        out.unwrap_or_else(|| cond.and(&taken.not()))
+        Some(out.unwrap_or_else(|| cond.and(&taken.not())))
     }
 
     /// The link keys of `cond`'s atoms: an atom about a value is linked to every atom about
@@ -1669,7 +1684,12 @@ mod tests {
         conds.raises(&d, loc); // about nothing the row touches
         conds.raises(&x2.not(), loc); // about `x`, like the row's `x == 1`
         let row = a.and(&x1.not());
+        // Within a budget of new nodes: nothing once it is spent (taking the linked raises out
+        // makes nodes); with room, the same answer as unbounded.
+        assert!(conds.without_raising_within(&row, 0).is_none());
+        let bounded = conds.without_raising_within(&row, 10_000).expect("within the budget");
         let out = conds.without_raising(&row);
+        assert!(bounded.same(&out));
         // Linked raises are out, in a chain: `a and b` takes `b` in, then `b and not c` counts.
         assert!(out.same(&row.and(&a.and(&b).not()).and(&b.and(&c.not()).not()).and(&x2)));
         // The unrelated raise on `d` leaves the row as it was there.
