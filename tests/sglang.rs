@@ -970,22 +970,36 @@ fn sglang_0_4_6_decoder_layer_runs_its_moe_through_the_operations_executor() {
     // operations (`op_gate` ... `op_output`) to `execute_operations`, which splits them into
     // stages with a generator and runs them on a `_StateDict` (attributes kept in a dict
     // through `__setattr__`). Read in deepseek_v2.py: on CUDA the experts leave the factor to
-    // `op_output`, which multiplies once.
+    // `op_output`, which multiplies once. Its flags are read from `global_server_args_dict`, a
+    // literal of `ServerArgs` defaults that the model runner updates from the server
+    // arguments: settings, not the defaults (which left DeepEP, expert parallelism and the
+    // fused shared expert out). With the shared expert fused into the top-k, its slot is
+    // weighted 1/factor (topk.py:138, 202 with a correction bias), and `op_output` makes it 1.
     let Some(tree) = fetch("0.4.6.post5") else { return };
     let entry = "sglang.srt.models.deepseek_v2.DeepseekV2DecoderLayer";
     let trace = trace_on(&tree, "routed_scaling_factor", entry, "cuda", &["quant_config=None"]);
     assert_evaluated_to_the_end(&trace);
     assert_eq!(trace["verdict"], "ONCE", "{trace:#}");
     let rows = trace["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 1, "{trace:#}");
-    let sites: Vec<(String, u64)> = rows[0]["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|p| p["sites"].as_array().unwrap())
-        .map(|s| (s["location"]["path"].as_str().unwrap().to_string(), s["location"]["line"].as_u64().unwrap()))
-        .collect();
-    assert_eq!(sites, [("sglang/srt/models/deepseek_v2.py".to_string(), 438)], "{trace:#}");
+    let parts = |row: &Value| -> Vec<(i64, Vec<(String, u64)>)> {
+        let site =
+            |s: &Value| (s["location"]["path"].as_str().unwrap().to_string(), s["location"]["line"].as_u64().unwrap());
+        let parts = row["parts"].as_array().unwrap().iter();
+        parts
+            .map(|p| (p["exponent"].as_i64().unwrap(), p["sites"].as_array().unwrap().iter().map(site).collect()))
+            .collect()
+    };
+    let model = ("sglang/srt/models/deepseek_v2.py".to_string(), 438);
+    let fused = |line| {
+        vec![(0, vec![("sglang/srt/layers/moe/topk.py".to_string(), line), model.clone()]), (1, vec![model.clone()])]
+    };
+    let mut found: Vec<_> = rows.iter().map(parts).collect();
+    found.sort();
+    assert_eq!(found, [fused(138), fused(202), vec![(1, vec![model.clone()])]], "{trace:#}");
+    for atom in ["enable_deepep_moe", "enable_ep_moe", "n_share_experts_fusion"] {
+        let atom = format!("global_server_args_dict[\"{atom}\"]");
+        assert!(row_atoms(&trace).contains(&atom.as_str()), "{atom}: {trace:#}");
+    }
     let unresolved = trace["unresolved"].to_string();
     assert!(!unresolved.contains("is a generator: not followed"), "{unresolved}");
 }

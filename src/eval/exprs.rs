@@ -936,7 +936,7 @@ impl Interp<'_, '_> {
     /// shown: a constant index, an unknown one (by its name), or a tuple of those; any other
     /// index is an item of its own, by where it is read (two such reads are not assumed to
     /// read one item).
-    fn index_key(&self, index: &Value, loc: Loc) -> (String, String) {
+    pub(super) fn index_key(&self, index: &Value, loc: Loc) -> (String, String) {
         if let Value::Tuple(items) = index {
             let parts: Option<Vec<String>> = items
                 .iter()

@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use super::cond::Cond;
 use super::interp::{Interp, ObjKind};
-use super::value::{G, HeapId, Loc};
+use super::value::{G, HeapId, Loc, SymKey, Value};
 use crate::index::{FileId, FuncId};
 
 /// The objects holding rebound module globals, per module (`None`: no function of the module
@@ -18,6 +18,9 @@ use crate::index::{FileId, FuncId};
 #[derive(Default)]
 pub struct Namespaces {
     objects: FxHashMap<FileId, Option<HeapId>>,
+    /// The functions of the tree that change a container of each name in place (see
+    /// `FileFacts::container_writes`), gathered on first use.
+    container_writers: Option<FxHashMap<Name, Vec<FuncId>>>,
 }
 
 impl Interp<'_, '_> {
@@ -78,5 +81,64 @@ impl Interp<'_, '_> {
         });
         self.namespaces.objects.insert(file, object);
         object
+    }
+}
+
+impl Interp<'_, '_> {
+    /// A module-level dict of settings (a literal of constants) that a function of the tree
+    /// changes in place holds what the process was started with, not the literal's values:
+    /// SGLang's `global_server_args_dict = {"enable_deepep_moe": ServerArgs.enable_deepep_moe,
+    /// ...}`, updated from the server arguments when the model runner starts. Read as the
+    /// literal, every flag was its default and one configuration was all a trace saw. Each
+    /// entry is then a setting named after the dict and its key
+    /// (`global_server_args_dict["enable_deepep_moe"]`), as in a table built by a
+    /// comprehension at run time (see the `DictComp` case in `exprs.rs`); what the code
+    /// evaluated writes into it is read back as in any dict.
+    pub fn settings_filled_at_run_time(&mut self, file: FileId, name: &str, value: &G, loc: Loc) {
+        let Some(Value::Obj(id)) = value.single().cloned() else { return };
+        let ObjKind::Dict(entries) = &self.heap[id as usize].kind else { return };
+        let settings = !entries.is_empty() && entries.iter().all(|(_, g)| matches!(g.single(), Some(Value::Const(_))));
+        let keys: Vec<std::rc::Rc<str>> = entries.iter().map(|(key, _)| key.clone()).collect();
+        if !settings || !self.changed_at_run_time(file, name) {
+            return;
+        }
+        let Value::Sym(table) = self.sym(SymKey::Global(file, Name::new(name)), name.to_string(), None) else {
+            return;
+        };
+        let mut filled = Vec::with_capacity(keys.len());
+        for key in keys {
+            let (step, shown) = self.index_key(&super::exprs::key_value(&key), loc);
+            let setting = self.sym(SymKey::Path(table, format!("[{step}]")), format!("{name}[{shown}]"), None);
+            filled.push((key, G::one(&self.conds, setting)));
+        }
+        self.heap[id as usize].kind = ObjKind::Dict(filled);
+        // Keys the process adds are not known either: a missing one is no `KeyError`.
+        self.exact_dicts.remove(&id);
+    }
+
+    /// Whether a function of the tree changes the module-level container `name` of `file` in
+    /// place: one of its own module, or of a module that imports it from there, where the name
+    /// is not a local of the function.
+    fn changed_at_run_time(&mut self, file: FileId, name: &str) -> bool {
+        let index = self.index;
+        let writers = self.namespaces.container_writers.get_or_insert_with(|| {
+            let mut writers: FxHashMap<Name, Vec<FuncId>> = FxHashMap::default();
+            for (id, facts) in index.files.iter_enumerated().map(|(id, f)| (id, &f.facts)) {
+                for (container, local) in &facts.container_writes {
+                    writers.entry(container.clone()).or_default().push(FuncId { file: id, local: *local });
+                }
+            }
+            writers
+        });
+        let Some(funcs) = writers.get(name).cloned() else { return false };
+        funcs.into_iter().any(|func| {
+            !self.resolver.local_scope(func).is_local(name)
+                && (func.file == file
+                    || self
+                        .resolver
+                        .global(func.file, name)
+                        .iter()
+                        .any(|found| found.hops.iter().any(|hop| hop.file == file)))
+        })
     }
 }

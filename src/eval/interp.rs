@@ -1395,6 +1395,7 @@ impl<'r, 'a> Interp<'r, 'a> {
         if !bound.is_true() {
             self.global_unbound.insert((file, Name::new(name)), bound.not());
         }
+        self.settings_filled_at_run_time(file, name, &out, loc);
         // A value that depends on the outside world is one named symbol; so is a global that
         // starts as a constant and that a function of the module sets (`global _TP`, a flag a
         // context manager turns on): the constant only says what it is before that runs, and

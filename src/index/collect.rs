@@ -198,7 +198,10 @@ impl<'a> Collector<'a> {
                     self.dunder_all(std::slice::from_ref(assign.target.as_ref()), &assign.value, true);
                 }
             }
-            Stmt::Expr(node) => self.setattr_call(&node.value),
+            Stmt::Expr(node) => {
+                self.setattr_call(&node.value);
+                self.container_update(&node.value, scope);
+            }
             Stmt::Global(node) if matches!(scope, Scope::Function { .. }) => {
                 self.facts.rebound_globals.extend(node.names.iter().map(|n| n.id.clone()));
             }
@@ -288,7 +291,23 @@ impl<'a> Collector<'a> {
                     augmented,
                 });
             }
+            Expr::Subscript(subscript) => {
+                if let (Scope::Function { id, .. }, Expr::Name(container)) = (scope, subscript.value.as_ref()) {
+                    self.facts.container_writes.push((container.id.clone(), id));
+                }
+            }
             _ => {}
+        }
+    }
+
+    /// `NAME.update(...)` (or another method that changes a dict in place) as a statement of a
+    /// function: see `FileFacts::container_writes`.
+    fn container_update(&mut self, expr: &Expr, scope: Scope) {
+        let (Scope::Function { id, .. }, Expr::Call(call)) = (scope, expr) else { return };
+        let Expr::Attribute(method) = call.func.as_ref() else { return };
+        let Expr::Name(container) = method.value.as_ref() else { return };
+        if matches!(method.attr.id.as_str(), "update" | "setdefault" | "pop" | "clear" | "__setitem__") {
+            self.facts.container_writes.push((container.id.clone(), id));
         }
     }
 

@@ -232,6 +232,11 @@ pub struct FileFacts {
     /// Module-level names a function of the module declares `global` (and so may rebind at
     /// run time: `_TP = ...` in `initialize_model_parallel`).
     pub rebound_globals: Vec<ruff_python_ast::name::Name>,
+    /// Names whose container a function of the module changes in place (`NAME[key] = value`,
+    /// `NAME.update(...)`), with the function (its local index): a module-level dict of
+    /// settings so changed holds what the process was started with (SGLang's
+    /// `global_server_args_dict`, filled from the server arguments), not its literal's values.
+    pub container_writes: Vec<(ruff_python_ast::name::Name, u32)>,
     /// Attribute names the module's code sets on something other than a method's own `self`
     /// (`layer.flag = True`, `setattr(obj, "flag", True)`): such an attribute can be set on an
     /// instance of any class. `setattr` with a name computed at run time is not recorded.

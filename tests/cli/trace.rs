@@ -1196,6 +1196,25 @@ fn flags_from_a_server_args_dict_and_a_layer_absent_where_it_is_fused() {
 }
 
 #[test]
+fn a_module_dict_of_defaults_that_the_runner_updates_holds_settings() {
+    // `global_server_args_dict = {"enable_ep_moe": ServerArgs.enable_ep_moe, ...}`, updated by
+    // a function of the tree from the arguments the process started with: each entry is a
+    // setting, one atom per key. Read as the literal (the defaults), expert parallelism was no
+    // configuration and its missing factor no row. A dict only a local of the same name
+    // changes keeps its literal's values: no atom.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.settings_literal.LiteralFlagsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not global_server_args_dict[\"enable_ep_moe\"]".into()),
+            ("NEVER".into(), 0, "global_server_args_dict[\"enable_ep_moe\"]".into())
+        ]
+    );
+    assert!(!out.stdout.contains("use_shared_scale"), "{}", out.stdout);
+}
+
+#[test]
 fn a_chunked_kernel_writing_into_the_callers_tensor_and_a_renormalized_shared_slot() {
     // The reduction kernel's model names the argument it writes into (the output chunk, a
     // view of the input when `inplace`); the Triton kernel's pointer is placed past the
