@@ -729,12 +729,16 @@ impl Interp<'_, '_> {
         if let Some(class) = block {
             // Conditions relative to the call: the block's answer is for whenever it runs,
             // not for the ways the model reaches it (pipeline ranks, layer kinds before it).
+            // Except what no configuration of this call reaches: the body runs from `true`, so
+            // a branch on a setting the caller already tested (`if not flag:` in a block called
+            // under `flag`) ran too, reading the block's fields as absent there; its unknown
+            // result was a row of the block.
             self.in_block -= 1;
             self.note_block_reached(class, pc);
-            let entry = self.blocks.entry(class).or_default();
-            for (c, v) in result.iter() {
-                entry.push((*c, v.clone()));
-            }
+            let here = self.base.and(pc);
+            let reached: Vec<(Cond, Value)> =
+                result.iter().filter(|(c, _)| !here.and(c).is_false()).map(|(c, v)| (*c, v.clone())).collect();
+            self.blocks.entry(class).or_default().extend(reached);
         }
         self.in_block -= usize::from(holder_stage);
         if self.is_accessor(func) {

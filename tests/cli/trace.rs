@@ -1215,6 +1215,17 @@ fn a_module_dict_of_defaults_that_the_runner_updates_holds_settings() {
 }
 
 #[test]
+fn a_block_branch_its_caller_already_excluded_is_no_row() {
+    // The layer calls its block under `FLAGS["enable_a2a"]` on one path (with the batch's
+    // mode: a call of its own) and without it on the other; the block tests the setting again.
+    // Run relative to the first call, the block's `not enable_a2a` branch ran too, read the
+    // block's fields as absent there, and its unknown result was an UNKNOWN row. ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.contradicted_call.BranchingLayer"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(!out.stdout.contains("UNKNOWN"), "{}", out.stdout);
+}
+
+#[test]
 fn a_chunked_kernel_writing_into_the_callers_tensor_and_a_renormalized_shared_slot() {
     // The reduction kernel's model names the argument it writes into (the output chunk, a
     // view of the input when `inplace`); the Triton kernel's pointer is placed past the
