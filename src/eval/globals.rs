@@ -3,7 +3,9 @@
 //! A module's own value of a name is evaluated once (see `Interp::global`); what functions bind
 //! to it since is kept in one object per module, a field per rebound name, under conditions as
 //! seen from the entry. Reads go through that object, so a call summary that read the name
-//! is not replayed after it changes, and a call that rebinds it is not summarized.
+//! is not replayed after it changes, and a call that rebinds it is not summarized. A dict of
+//! settings that functions change in place (`NAME.update(...)`) holds run-time values: see
+//! `Interp::settings_filled_at_run_time`.
 
 use ruff_python_ast::name::Name;
 use rustc_hash::FxHashMap;
@@ -82,9 +84,7 @@ impl Interp<'_, '_> {
         self.namespaces.objects.insert(file, object);
         object
     }
-}
 
-impl Interp<'_, '_> {
     /// A module-level dict of settings (a literal of constants) that a function of the tree
     /// changes in place holds what the process was started with, not the literal's values:
     /// SGLang's `global_server_args_dict = {"enable_deepep_moe": ServerArgs.enable_deepep_moe,
