@@ -1484,9 +1484,11 @@ fn answer(
 
 /// A blocker as the report names it.
 /// `cond` without the configurations that raise: one conjunction with them all (`runs`), when
-/// that was computed exactly and conjoins within its fuel; raise by raise otherwise. The same
-/// function either way; each row used to test itself against every raise, a tenth of a large
-/// trace.
+/// that was computed exactly and conjoins within its fuel; raise by raise otherwise. The two
+/// agree on the row's own atoms, not as functions: raise by raise leaves out raises about
+/// atoms unrelated to the row (they remove none of its configurations), so its condition, and
+/// the printed row, stay shorter; each row used to test itself against every raise, a tenth of
+/// a large trace.
 ///
 /// `budget`: the new nodes raise-by-raise removal may still make, when it is bounded (after a
 /// bound stopped the evaluation, see `answer`); past it, `cond` as it is (wider).
