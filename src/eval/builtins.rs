@@ -136,7 +136,7 @@ impl Interp<'_, '_> {
                         for (c, v) in obj.0.clone() {
                             if let Value::Obj(id) = v {
                                 let restricted = value.restrict(&self.conds, &c);
-                                self.set_field(id, &name, restricted, &c);
+                                self.set_attribute(id, &name, restricted, &c, loc);
                             }
                         }
                     }

@@ -1978,6 +1978,31 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// `obj.name = value` (or `setattr(obj, "name", value)`) on an object of the heap, as
+    /// Python does it: through a `__setattr__` its class defines in the tree (a state object
+    /// keeping its attributes in a dict), into the pipeline's state, or into the field.
+    pub(super) fn set_attribute(&mut self, id: HeapId, name: &Name, value: G, c: &Cond, loc: Loc) {
+        if let Some(setter) = self.dunder_setattr(id, loc) {
+            let args = super::calls::Args {
+                positional: vec![
+                    super::calls::Arg {
+                        value: G::under(Cond::TRUE, Value::Const(Constant::Str(name.to_string()))),
+                        loc: None,
+                    },
+                    super::calls::Arg { value, loc: Some(loc) },
+                ],
+                ..Default::default()
+            };
+            self.call_function(setter, Some(Value::Obj(id)), args, c, loc);
+        } else if self.pipeline_state == Some(id) {
+            // The pipeline's state is a dict read and written as attributes
+            // (`state.topk_output = ...`, later `state.pop("topk_output")`).
+            self.set_state_entry(id, name.as_str(), value, c);
+        } else {
+            self.set_field(id, name, value, c);
+        }
+    }
+
     /// Assigns `value` to a target expression (names, attributes, items, tuples).
     pub fn assign_target(&mut self, frame: &mut Frame, target: &Expr, value: G, pc: &Cond) {
         match target {
@@ -2002,29 +2027,7 @@ impl Interp<'_, '_> {
                     }
                     if let Value::Obj(id) = v {
                         let restricted = value.restrict(&self.conds, &c);
-                        // A class of the tree that defines `__setattr__` decides what an
-                        // assignment does (a state object keeping its attributes in a dict).
-                        if let Some(setter) = self.dunder_setattr(id, loc) {
-                            let args = super::calls::Args {
-                                positional: vec![
-                                    super::calls::Arg {
-                                        value: G::under(Cond::TRUE, Value::Const(Constant::Str(name.to_string()))),
-                                        loc: None,
-                                    },
-                                    super::calls::Arg { value: restricted, loc: Some(loc) },
-                                ],
-                                ..Default::default()
-                            };
-                            self.call_function(setter, Some(Value::Obj(id)), args, &c, loc);
-                            continue;
-                        }
-                        if self.pipeline_state == Some(id) {
-                            // The pipeline's state is a dict read and written as attributes
-                            // (`state.topk_output = ...`, later `state.pop("topk_output")`).
-                            self.set_state_entry(id, name.as_str(), restricted, &c);
-                        } else {
-                            self.set_field(id, &name, restricted, &c);
-                        }
+                        self.set_attribute(id, &name, restricted, &c, loc);
                     }
                 }
             }

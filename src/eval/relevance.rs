@@ -88,6 +88,8 @@ pub struct Relevance {
     /// Functions that return lists they fill in a loop over a parameter (see
     /// `fills_lists_from_parameter`).
     fillers: FxHashMap<FuncId, bool>,
+    /// Methods that set their own object's attributes by name (see `sets_own_attributes`).
+    attribute_setters: FxHashMap<FuncId, bool>,
     /// What a function's `return`s look up in (see `returned_lookups`).
     lookups: FxHashMap<FuncId, Rc<[ReadPath]>>,
     handovers: FxHashMap<ClassId, Vec<ruff_python_ast::name::Name>>,
@@ -263,6 +265,12 @@ impl Interp<'_, '_> {
         // would hold in every configuration. So does one that returns `(None, result)` on one
         // path (`_unpack(result)`: a tensor or a `(shared, routed)` pair).
         if args.has_data() && self.returns_none_or_value(func) {
+            return true;
+        }
+        // A method setting its own object's attributes by name (`for k, v in values.items():
+        // setattr(self, k, v)`, a state object's `update`), called on an object the evaluation
+        // built: skipped, what it set would be lost (the index sees no attribute it writes).
+        if matches!(receiver, Some(Value::Obj(_))) && self.sets_own_attributes(func) {
             return true;
         }
         // A helper that reorders or fills a list or dict built here (`_move_to_back(backends,
@@ -732,6 +740,28 @@ impl Interp<'_, '_> {
             matches!(crate::syntax::stmt_with_range(&module.body, range), Some(Stmt::FunctionDef(def)) if test(def));
         cache(&mut self.relevance).insert(func, found);
         found
+    }
+
+    /// Whether method `func` calls `setattr` on its own object (its first parameter).
+    fn sets_own_attributes(&mut self, func: FuncId) -> bool {
+        if self.index.function(func).class().is_none() {
+            return false;
+        }
+        self.definition_fact(
+            func,
+            |r| &mut r.attribute_setters,
+            |def| {
+                let Some(receiver) = def.parameters.posonlyargs.iter().chain(&def.parameters.args).next() else {
+                    return false;
+                };
+                let receiver = receiver.parameter.name.id.clone();
+                let mut finder = OwnSetattr { receiver, found: false };
+                for stmt in &def.body {
+                    ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
+                }
+                finder.found
+            },
+        )
     }
 
     /// Whether `func` is a module function with a getter's body (see `is_getter_method`):
@@ -1833,6 +1863,31 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for ParameterAttributeReads<'_> {
 }
 
 /// Finds a change to a container a parameter holds (see `Interp::mutates_parameter`).
+/// Finds `setattr(<receiver>, ...)` in a method's body (outside nested definitions).
+struct OwnSetattr {
+    receiver: ruff_python_ast::name::Name,
+    found: bool,
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for OwnSetattr {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            ruff_python_ast::visitor::walk_stmt(self, stmt);
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr {
+            let is_setattr = matches!(call.func.as_ref(), Expr::Name(n) if n.id.as_str() == "setattr");
+            let on_receiver = matches!(call.arguments.args.first(), Some(Expr::Name(n)) if n.id == self.receiver);
+            if is_setattr && on_receiver {
+                self.found = true;
+            }
+        }
+        ruff_python_ast::visitor::walk_expr(self, expr);
+    }
+}
+
 struct ParameterMutation<'p> {
     params: &'p [ruff_python_ast::name::Name],
     found: bool,

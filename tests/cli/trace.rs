@@ -1215,6 +1215,18 @@ fn a_module_dict_of_defaults_that_the_runner_updates_holds_settings() {
 }
 
 #[test]
+fn a_state_object_filled_by_setattr_keeps_what_was_set() {
+    // `state.update(dict(...))` sets each entry with `setattr(self, k, v)`, which Python sends
+    // through the class's `__setattr__` (into its dict): skipped, or with the builtin setting
+    // the attribute beside the dict, the popped entry was missing and the row UNKNOWN.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.state_update.StagedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "batch.fast".into()), ("TWICE".into(), 2, "not batch.fast".into())]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.state_update.DirectSetattrMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
+
+#[test]
 fn a_block_branch_its_caller_already_excluded_is_no_row() {
     // The layer calls its block under `FLAGS["enable_a2a"]` on one path (with the batch's
     // mode: a call of its own) and without it on the other; the block tests the setting again.
