@@ -89,6 +89,26 @@ impl Interp<'_, '_> {
                 return self.eval_super(frame, call, pc, loc);
             }
         }
+        // `impl.combine_b(*inner)` where `inner` is one tuple or another as the configuration
+        // decides (two implementations' intermediate states): one call per alternative, each
+        // with its own items. (Merged, the items of neither were known.)
+        if let Some((name, alternatives)) = self.splatted_alternatives(frame, call) {
+            let saved = frame.locals.get(&name).cloned();
+            let mut out = G::empty();
+            for (c, v) in alternatives {
+                let under = pc.and(&c);
+                if !self.conds.feasible(&under) {
+                    continue;
+                }
+                frame.locals.insert(name.clone(), G::under(under, v));
+                let result = self.eval_call(frame, call, &under);
+                out.extend(&self.conds, result);
+            }
+            if let Some(saved) = saved {
+                frame.locals.insert(name, saved);
+            }
+            return out;
+        }
         let callee = self.eval(frame, &call.func, pc);
         let args = self.eval_args(frame, &call.arguments, pc);
         self.refresh_closures(frame, callee.iter().chain(args.all_values().flat_map(|g| g.iter())));
@@ -133,6 +153,21 @@ impl Interp<'_, '_> {
             }
         }
         result
+    }
+
+    /// A local starred into the call (`f(*inner)`) that holds a tuple or something else as
+    /// the configuration decides, with those alternatives (a few at most).
+    fn splatted_alternatives(&self, frame: &Frame, call: &ast::ExprCall) -> Option<(Name, Vec<(Cond, Value)>)> {
+        const MAX_SPLIT: usize = 8;
+        call.arguments.args.iter().find_map(|arg| {
+            let Expr::Starred(star) = arg else { return None };
+            let Expr::Name(name) = star.value.as_ref() else { return None };
+            let value = frame.locals.get(&name.id)?;
+            let alternatives: Vec<(Cond, Value)> = value.iter().map(|(c, v)| (*c, v.clone())).collect();
+            let tuple = alternatives.iter().any(|(_, v)| matches!(v, Value::Tuple(_)));
+            (alternatives.len() > 1 && alternatives.len() <= MAX_SPLIT && tuple)
+                .then(|| (name.id.clone(), alternatives))
+        })
     }
 
     /// What the call just made wrote into tensors it was handed (`Interp::out_writes`) lands in

@@ -1227,6 +1227,14 @@ fn a_state_object_filled_by_setattr_keeps_what_was_set() {
 }
 
 #[test]
+fn a_starred_tuple_chosen_by_the_configuration_is_called_per_choice() {
+    // `finish(*pending)` where `pending` is `(hidden_states, weights)` or `(product,)`: one
+    // call per tuple. Merged, the late path's weights were lost (NEVER there).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.splat_choice.PendingWeightsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
+
+#[test]
 fn a_block_branch_its_caller_already_excluded_is_no_row() {
     // The layer calls its block under `FLAGS["enable_a2a"]` on one path (with the batch's
     // mode: a call of its own) and without it on the other; the block tests the setting again.
