@@ -655,7 +655,11 @@ impl Interp<'_, '_> {
         if *name == self.traced.name {
             result = self.named_origin(result, self.loc(frame.file, value));
         }
-        if is_float_allocation(value) || self.allocates_buffer(frame, value) {
+        // Another name for a buffer (`gathered = buffer`) is that buffer: a kernel or helper
+        // that fills it fills it. (A view or chunk taken from one stays what it was: the
+        // intermediate caches of fused experts are views of one scratch buffer.)
+        let renames_buffer = matches!(value, Expr::Name(source) if frame.buffers.contains(&source.id));
+        if is_float_allocation(value) || self.allocates_buffer(frame, value) || renames_buffer {
             frame.buffers.insert(name.clone());
         } else if sources.is_empty() {
             frame.buffers.remove(name);

@@ -1235,6 +1235,15 @@ fn a_starred_tuple_chosen_by_the_configuration_is_called_per_choice() {
 }
 
 #[test]
+fn a_buffer_known_by_another_name_is_filled_under_that_name() {
+    // `gathered = buffer`: the name is the fresh buffer, and the helper or scatter kernel that
+    // fills it fills what is returned. Read as an unrelated tensor, it read NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.aliased_buffer.RenamedBufferMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
+
+#[test]
 fn a_block_branch_its_caller_already_excluded_is_no_row() {
     // The layer calls its block under `FLAGS["enable_a2a"]` on one path (with the batch's
     // mode: a call of its own) and without it on the other; the block tests the setting again.
