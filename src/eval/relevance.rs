@@ -33,7 +33,10 @@
 //!   runner is not None else None`, `return self._data.pop(item)`): what it returns is what the
 //!   object holds, which the object's own tests also read;
 //! - it is a class's own `__getattr__` or `__setattr__`: what an attribute is, and where an
-//!   assignment puts it (a state object keeping its attributes in a dict).
+//!   assignment puts it (a state object keeping its attributes in a dict);
+//! - it is a method that sets its own object's attributes by name (`for k, v in
+//!   values.items(): setattr(self, k, v)`), called on an object the evaluation built: the index
+//!   sees no attribute it writes, and skipped, what it set would be lost.
 //!
 //! Any other call is an outside computation on the data it receives: scales pass through, no
 //! application happens in it, and a condition on its result is an atom named by the call. Not
