@@ -1865,7 +1865,6 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for ParameterAttributeReads<'_> {
     }
 }
 
-/// Finds a change to a container a parameter holds (see `Interp::mutates_parameter`).
 /// Finds `setattr(<receiver>, ...)` in a method's body (outside nested definitions).
 struct OwnSetattr {
     receiver: ruff_python_ast::name::Name,
@@ -1891,6 +1890,7 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for OwnSetattr {
     }
 }
 
+/// Finds a change to a container a parameter holds (see `Interp::mutates_parameter`).
 struct ParameterMutation<'p> {
     params: &'p [ruff_python_ast::name::Name],
     found: bool,
