@@ -1023,7 +1023,8 @@ impl Interp<'_, '_> {
     }
 
     /// Whether `func` returns a parameter, or a local only ever bound to parameters, as it is
-    /// (`return out`; `a = b` ... `return a`; `return a if c else b`).
+    /// (`return out`; `a = b` ... `return a`; `return a if c else b`; from a module function,
+    /// `return out, aux`).
     fn returns_parameter(&mut self, func: FuncId) -> bool {
         if let Some(&known) = self.relevance.param_returners.get(&func) {
             return known;
@@ -1032,8 +1033,14 @@ impl Interp<'_, '_> {
             self.index.function(func).params.iter().map(|p| p.name.clone()).collect();
         let mut finder = ReturnedParameter { names: &mut names, returns: Vec::new(), in_tuples: Vec::new() };
         self.visit_body(func, &mut finder);
-        let ReturnedParameter { returns, .. } = finder;
-        let found = returns.iter().any(|r| names.contains(r));
+        // A module function may also give one back as an item of the tuple it returns
+        // (`hidden_states += residual; residual = None; return hidden_states, residual`):
+        // summarized, every item would be the product of all its inputs, the residual's part
+        // lost. (Not a method: a stage handing its inputs on to the next stage in a tuple
+        // (`dispatch_a` of a dispatcher) is evaluated by the rules for its object.)
+        let ReturnedParameter { returns, in_tuples, .. } = finder;
+        let items = if self.index.function(func).class().is_none() { in_tuples.as_slice() } else { &[] };
+        let found = returns.iter().chain(items).any(|r| names.contains(r));
         self.relevance.param_returners.insert(func, found);
         found
     }

@@ -1244,6 +1244,17 @@ fn a_buffer_known_by_another_name_is_filled_under_that_name() {
 }
 
 #[test]
+fn a_helper_that_may_sum_the_residual_into_the_pair_it_returns_is_evaluated() {
+    // `hidden_states += residual; residual = None; return hidden_states, residual`: skipped,
+    // both items were the product of the inputs, the residual's unscaled part lost, and the
+    // final norm read as taking the factor off (NEVER). Evaluated: ONCE with and without the
+    // early sum.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.folded_pair.FoldedResidualLayer"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(!out.stdout.contains("normalized away"), "{}", out.stdout);
+}
+
+#[test]
 fn a_block_branch_its_caller_already_excluded_is_no_row() {
     // The layer calls its block under `FLAGS["enable_a2a"]` on one path (with the batch's
     // mode: a call of its own) and without it on the other; the block tests the setting again.
