@@ -251,8 +251,9 @@ impl Interp<'_, '_> {
             return true;
         }
         // Handed tensors of different scales, a helper that returns one of them as it is
-        // (`if flag: out = scaled` ... `return out`, or a result written into `out=`) picks
-        // between them: the outside-computation summary, a product of all, would not.
+        // (`if flag: out = scaled` ... `return out`, or a result written into `out=`, or a
+        // residual summed in and the pair handed back) picks between them or keeps their
+        // parts: the outside-computation summary, a product of all, would not.
         if self.returns_parameter(func) && self.differently_scaled_data_in(args) {
             return true;
         }
