@@ -746,19 +746,18 @@ impl Interp<'_, '_> {
         found
     }
 
-    /// Whether method `func` calls `setattr` on its own object (its first parameter).
+    /// Whether method `func` calls `setattr` on its own object (its first parameter; a static
+    /// method has none).
     fn sets_own_attributes(&mut self, func: FuncId) -> bool {
-        if self.index.function(func).class().is_none() {
+        let facts = self.index.function(func);
+        if facts.class().is_none() || facts.call_params().len() == facts.params.len() {
             return false;
         }
+        let receiver = facts.params[0].name.clone();
         self.definition_fact(
             func,
             |r| &mut r.attribute_setters,
             |def| {
-                let Some(receiver) = def.parameters.posonlyargs.iter().chain(&def.parameters.args).next() else {
-                    return false;
-                };
-                let receiver = receiver.parameter.name.id.clone();
                 let mut finder = OwnSetattr { receiver, found: false };
                 for stmt in &def.body {
                     ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);

@@ -645,10 +645,11 @@ impl Interp<'_, '_> {
         }
     }
 
-    /// `name = value`: a fresh floating-point allocation makes `name` an output buffer; another
-    /// local's tensor (`out = hidden_states`, or one arm of a conditional) makes the two share it
-    /// (and keeps `name` a buffer where it was one: the tensor is written either way). A local of
-    /// the traced name may be where it comes from (`Interp::named_origin`).
+    /// `name = value`: a fresh floating-point allocation, or another name for a buffer, makes
+    /// `name` an output buffer; another local's tensor (`out = hidden_states`, or one arm of a
+    /// conditional) makes the two share it (and keeps `name` a buffer where it was one: the
+    /// tensor is written either way). A local of the traced name may be where it comes from
+    /// (`Interp::named_origin`).
     fn assign_name(&mut self, frame: &mut Frame, name: &Name, value: &Expr, pc: &Cond) {
         let mut sources = Vec::new();
         let mut result = self.eval_with_sources(frame, value, pc, &mut sources);
