@@ -725,17 +725,18 @@ impl Conds {
             if groups.iter().any(|&g| !t.satisfiable_under(g, &fixed)) {
                 return Some(None);
             }
-            let states: Vec<Vec<u32>> = groups.iter().map(|&g| vec![g]).collect();
+            let mut states: Vec<Vec<u32>> = groups.iter().map(|&g| vec![g]).collect();
             let mut search = table::PathSearch {
                 group_of: &group_of,
                 last_var: &last_var,
                 fixed: &fixed,
                 fuel: FEASIBLE_SEARCH_NODES,
                 failed: FxHashSet::default(),
+                scratch: Vec::new(),
                 path: Vec::new(),
                 shortest: short.then(FxHashMap::default),
             };
-            let found = t.consistent_path(cond.0, &states, &mut search)?;
+            let found = t.consistent_path(cond.0, &mut states, &mut search)?;
             Some(found.then_some(search.path))
         })
     }

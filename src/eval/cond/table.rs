@@ -40,6 +40,8 @@ pub struct PathSearch<'g> {
     pub fuel: usize,
     /// Nodes, with the groups' states, from which no path is allowed.
     pub failed: FxHashSet<Vec<u32>>,
+    /// Where the memo keys of the nodes on the current path are built.
+    pub scratch: Vec<u32>,
     /// The tests of the path being searched (atom, holds): once one is found, that path.
     pub path: Vec<(u32, bool)>,
     /// With a memo of shortest paths, the branch with the shorter path to `true` is tried
@@ -118,11 +120,22 @@ impl<const N: usize> Memo<N> {
     fn insert(&mut self, key: [u32; N], r: u32, nodes: usize) {
         if self.entries.len() < self.max && self.entries.len() < nodes {
             let size = nodes.next_power_of_two().clamp(MEMO_MIN, self.max);
-            self.entries = vec![([0; N], 0); size];
+            self.entries = written_zeros(size, ([0; N], 0));
         }
         let slot = self.slot(key);
         self.entries[slot] = (key, r);
     }
+}
+
+/// `size` copies of a zero `value`, written rather than allocated zeroed. A zeroed allocation
+/// of this size is fresh pages the kernel maps to its one zero page: the first read maps it,
+/// the first write then faults again and flushes the other cores' TLBs. Writing the zeros
+/// up front faults each page once (measured: about a fifth of a large trace went to those
+/// faults).
+fn written_zeros<T: Copy>(size: usize, value: T) -> Vec<T> {
+    let mut items = Vec::with_capacity(size);
+    items.resize(size, value);
+    items
 }
 
 /// The hash of a node, for the unique table: its high bits pick the slot, its low 32 bits are
@@ -235,7 +248,7 @@ impl Table {
 
     fn grow_slots(&mut self) {
         let size = self.slots.len() * 2;
-        self.slots = vec![0; size];
+        self.slots = written_zeros(size, 0);
         self.shift = 64 - size.trailing_zeros();
         let mask = size - 1;
         for (at, n) in self.nodes.iter().enumerate().skip(1) {
@@ -443,9 +456,11 @@ impl Table {
 
     /// Searches `f` for a path that every group allows (see [`PathSearch`]), without building
     /// a node. `states[j]`: what is left of group `j` along the path so far, as nodes of which
-    /// one must hold (an atom the path skipped may take either value). `Some(true)`: there is
-    /// such a path; `Some(false)`: there is none; `None`: the search ran out of fuel.
-    pub fn consistent_path(&self, f: u32, states: &[Vec<u32>], search: &mut PathSearch) -> Option<bool> {
+    /// one must hold (an atom the path skipped may take either value); the search changes
+    /// them on its way down and puts them back on its way up, so `states` is as it was when
+    /// it returns. `Some(true)`: there is such a path; `Some(false)`: there is none; `None`:
+    /// the search ran out of fuel.
+    pub fn consistent_path(&self, f: u32, states: &mut [Vec<u32>], search: &mut PathSearch) -> Option<bool> {
         if f == FALSE {
             return Some(false);
         }
@@ -456,25 +471,64 @@ impl Table {
         let var = self.var(f);
         // A group none of whose atoms lie below `f` is done: it only has to be satisfiable, and
         // then its state no longer tells paths apart (the memo of failures finds more).
-        let mut collapsed: Option<Vec<Vec<u32>>> = None;
-        for (j, state) in states.iter().enumerate() {
-            if search.last_var[j] < var && state.as_slice() != [TRUE] {
-                if !state.iter().any(|&g| self.satisfiable_under(g, search.fixed)) {
-                    return Some(false);
+        let mut collapsed: Vec<(usize, Vec<u32>)> = Vec::new();
+        let mut broken = false;
+        for j in 0..states.len() {
+            if search.last_var[j] < var && states[j].as_slice() != [TRUE] {
+                if !states[j].iter().any(|&g| self.satisfiable_under(g, search.fixed)) {
+                    broken = true;
+                    break;
                 }
-                collapsed.get_or_insert_with(|| states.to_vec())[j] = vec![TRUE];
+                collapsed.push((j, std::mem::replace(&mut states[j], vec![TRUE])));
             }
         }
-        let states: &[Vec<u32>] = collapsed.as_deref().unwrap_or(states);
-        let mut key: Vec<u32> = Vec::with_capacity(1 + states.iter().map(|s| s.len() + 1).sum::<usize>());
-        key.push(f);
-        for state in states {
-            key.extend_from_slice(state);
-            key.push(ABANDONED);
+        let found = if broken { Some(false) } else { self.consistent_path_below(f, var, states, search) };
+        for (j, state) in collapsed.into_iter().rev() {
+            states[j] = state;
         }
-        if search.failed.contains(&key) {
-            return Some(false);
+        found
+    }
+
+    /// [`Table::consistent_path`] once the groups done above `f` are collapsed. The memo key
+    /// (`f` and the states) is built in the search's scratch buffer, above the keys of the
+    /// calls this one is inside; it is copied only when remembered as failed. (Allocating a
+    /// key and copying the states at each node was most of the search's time.)
+    fn consistent_path_below(
+        &self,
+        f: u32,
+        var: u32,
+        states: &mut [Vec<u32>],
+        search: &mut PathSearch,
+    ) -> Option<bool> {
+        let key_start = search.scratch.len();
+        search.scratch.push(f);
+        for state in states.iter() {
+            search.scratch.extend_from_slice(state);
+            search.scratch.push(ABANDONED);
         }
+        let found = if search.failed.contains(&search.scratch[key_start..]) {
+            Some(false)
+        } else {
+            match self.consistent_path_children(f, var, states, search) {
+                Some(false) => {
+                    search.failed.insert(search.scratch[key_start..].to_vec());
+                    Some(false)
+                }
+                other => other,
+            }
+        };
+        search.scratch.truncate(key_start);
+        found
+    }
+
+    /// The children of `f` in the order that may end the search soonest.
+    fn consistent_path_children(
+        &self,
+        f: u32,
+        var: u32,
+        states: &mut [Vec<u32>],
+        search: &mut PathSearch,
+    ) -> Option<bool> {
         if search.fuel == 0 {
             return None;
         }
@@ -496,9 +550,10 @@ impl Table {
                     None => return None,
                     Some(next) if next.is_empty() => Some(false),
                     Some(next) => {
-                        let mut states = states.to_vec();
-                        states[j] = next;
-                        self.consistent_path(child, &states, search)
+                        let state = std::mem::replace(&mut states[j], next);
+                        let found = self.consistent_path(child, states, search);
+                        states[j] = state;
+                        found
                     }
                 },
                 None => self.consistent_path(child, states, search),
@@ -510,7 +565,6 @@ impl Table {
                 other => return other,
             }
         }
-        search.failed.insert(key);
         Some(false)
     }
 
