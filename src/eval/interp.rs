@@ -692,6 +692,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             return id;
         }
         let id = self.syms.len() as SymId;
+        let display = bounded_label(display, id);
         self.syms.push(Sym { key: key.clone(), display, class_hint, aliases: Vec::new() });
 
         self.sym_by_key.insert(key, id);
@@ -2300,4 +2301,23 @@ fn assumed_truth(key: &AtomKey, value: &AssumedValue) -> Option<bool> {
         }
         _ => None,
     }
+}
+
+/// Characters a symbol's label keeps (see [`bounded_label`]).
+const MAX_LABEL: usize = 160;
+
+/// A symbol's label, shortened past [`MAX_LABEL`] characters to its start and its end and made
+/// unique by the symbol's number. Labels are built from the labels of the values a symbol is
+/// computed from, and some code doubles them at each step: a recursive helper renaming an
+/// unknown layer name (`name.replace(name.split(".")[-1], shard)`, called on its result)
+/// built labels of gigabytes. Tests of values are atoms named by their operands' labels, so
+/// the number keeps two long symbols from naming one atom.
+fn bounded_label(label: String, id: SymId) -> String {
+    let count = label.chars().count();
+    if count <= MAX_LABEL {
+        return label;
+    }
+    let head: String = label.chars().take(MAX_LABEL / 2).collect();
+    let tail: String = label.chars().skip(count - MAX_LABEL / 4).collect();
+    format!("{head}…{tail} #{id}")
 }

@@ -4062,3 +4062,15 @@ fn a_field_set_only_in_other_configurations_of_an_abstract_class_raises() {
     let raises = out.json()["raises"].to_string();
     assert!(raises.contains("AttributeError"), "{raises}");
 }
+
+#[test]
+fn labels_of_values_renamed_recursively_stay_short() {
+    // `scheme_for(name.replace(name.split(".")[-1], shard))`, recursively: each renamed name's
+    // label held its source's twice. Ten levels printed lines of megabytes (vLLM 0.34's Quark
+    // config, fourteen and more, ran out of memory); labels past a bound are shortened.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.shard_names.ShardNamedMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    let longest = out.stdout.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest < 10_000, "a line of {longest} bytes");
+    assert!(out.stdout.contains("…") && out.stdout.contains(" #"), "{}", out.stdout);
+}
