@@ -321,14 +321,24 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
     }
     by_platform.extend(&ASSUMED_CUDA_V2[..3]);
     let on_cuda = trace(&tree, &by_platform);
-    // (Site texts may count one atom less: `_use_aiter` is then no atom at all.)
+    // (Site texts may count one atom less: `_use_aiter` is then no atom at all. A condition
+    // too large to print is compared by its rows' verdicts and sites only: how many atoms its
+    // simplification keeps depends on the order atoms were made in.)
     let shape = |t: &Value| -> Vec<(Value, Value, Value, Vec<(String, u64, i64)>)> {
-        t["rows"]
+        let mut rows: Vec<_> = t["rows"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| (r["verdict"].clone(), r["exponent"].clone(), r["when"].clone(), row_sites(r)))
-            .collect()
+            .map(|r| {
+                let when = match r["when"].as_str() {
+                    Some(w) if w.starts_with("(a condition over ") => Value::from("(too large to print)"),
+                    _ => r["when"].clone(),
+                };
+                (r["verdict"].clone(), r["exponent"].clone(), when, row_sites(r))
+            })
+            .collect();
+        rows.sort_by_key(|row| format!("{row:?}"));
+        rows
     };
     assert_eq!(shape(&on_cuda), shape(&v2));
     // The all-to-all backend is the string "none": its predicates (`is_deepep()`, ...) are

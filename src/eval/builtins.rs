@@ -597,3 +597,46 @@ fn small_range(bounds: &[i64]) -> Option<Vec<i64>> {
     }
     Some((0..count.max(0)).map(|i| start + i * step).collect())
 }
+
+/// A method of a string constant with constant arguments, folded: `self.value.endswith(
+/// "_no_mul")` on an enum member's value, `name.lower() == "silu"`. `None` for a method or
+/// arguments not folded here (the call is then a value named by its text, as before).
+pub fn fold_str_method(text: &str, name: &str, args: &Args) -> Option<Constant> {
+    if !args.keywords.is_empty() || args.unknown_star || !args.splats.is_empty() {
+        return None;
+    }
+    let strings = |i: usize| -> Option<Vec<String>> {
+        match args.positional.get(i)?.value.single()? {
+            Value::Const(Constant::Str(s)) => Some(vec![s.clone()]),
+            // `startswith(("a", "b"))`: any of them.
+            Value::Tuple(items) => items
+                .iter()
+                .map(|g| match g.single() {
+                    Some(Value::Const(Constant::Str(s))) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        }
+    };
+    let count = args.positional.len();
+    let folded = match (name, count) {
+        ("lower", 0) => Constant::Str(text.to_lowercase()),
+        ("upper", 0) => Constant::Str(text.to_uppercase()),
+        ("strip", 0) => Constant::Str(text.trim().to_string()),
+        ("lstrip", 0) => Constant::Str(text.trim_start().to_string()),
+        ("rstrip", 0) => Constant::Str(text.trim_end().to_string()),
+        ("startswith", 1) => Constant::Bool(strings(0)?.iter().any(|p| text.starts_with(p.as_str()))),
+        ("endswith", 1) => Constant::Bool(strings(0)?.iter().any(|p| text.ends_with(p.as_str()))),
+        ("replace", 2) => {
+            let (from, to) = (strings(0)?, strings(1)?);
+            match (from.as_slice(), to.as_slice()) {
+                ([from], [to]) if !from.is_empty() => Constant::Str(text.replace(from.as_str(), to)),
+                _ => return None,
+            }
+        }
+        ("isdigit", 0) => Constant::Bool(!text.is_empty() && text.chars().all(|c| c.is_ascii_digit())),
+        _ => return None,
+    };
+    Some(folded)
+}

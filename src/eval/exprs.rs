@@ -1399,6 +1399,18 @@ impl Interp<'_, '_> {
                 self.raise_of(Some("AttributeError"), pc, loc);
                 G::empty()
             }
+            // An enum member, held as its value, reading a property of its class
+            // (`self.activation.is_gated`): the property runs with the member as `self`.
+            // (Its methods are found when called: see `Interp::call_method`.)
+            Value::Const(c)
+                if !matches!(c, Constant::None)
+                    && self.enum_member_method(c, attr).is_some_and(|f| {
+                        matches!(self.index.function(f).kind, crate::index::FunctionKind::Property)
+                    }) =>
+            {
+                let getter = self.enum_member_method(c, attr).expect("just found");
+                self.call_function(getter, Some(value.clone()), super::calls::Args::default(), pc, loc)
+            }
             Value::Num(_) | Value::ExternalObj(_) | Value::Const(_) | Value::Tuple(_) => {
                 G::under(pc.clone(), Value::Method(Box::new(value.clone()), Rc::from(attr)))
             }

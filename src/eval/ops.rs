@@ -617,6 +617,10 @@ impl Interp<'_, '_> {
                 self.call_external(&path, Some(receiver.clone()), args, pc, loc)
             }
             Value::Const(Constant::None) => G::under(pc.clone(), Value::unknown(format!("`{name}` called on None"))),
+            Value::Const(Constant::Str(text)) if super::builtins::fold_str_method(text, name, &args).is_some() => {
+                let folded = super::builtins::fold_str_method(text, name, &args).expect("just folded");
+                G::under(*pc, Value::Const(folded))
+            }
             Value::Const(c) if !matches!(c, Constant::None) => match self.enum_member_method(c, name) {
                 // An enum member (held as its value) calling a method of its class.
                 Some(func) => self.call_function(func, Some(receiver.clone()), args, pc, loc),

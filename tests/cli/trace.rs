@@ -4074,3 +4074,15 @@ fn labels_of_values_renamed_recursively_stay_short() {
     assert!(longest < 10_000, "a line of {longest} bytes");
     assert!(out.stdout.contains("…") && out.stdout.contains(" #"), "{}", out.stdout);
 }
+
+#[test]
+fn an_enum_members_property_read_through_a_config_is_run() {
+    // `moe_config.is_act_and_mul` returns `self.activation.is_gated`, a property of the enum
+    // member `Activation.SILU` (held as its value), which tests `self.value.endswith(...)`.
+    // The read was an attribute of the string `"silu"`, compared with `False` a fresh atom
+    // under which the non-gated path scaled again (TWICE). Run, and the string method
+    // folded: SiLU is gated, ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.gated_activation.GatedExperts"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
