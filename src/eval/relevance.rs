@@ -91,6 +91,8 @@ pub struct Relevance {
     /// Functions that return lists they fill in a loop over a parameter (see
     /// `fills_lists_from_parameter`).
     fillers: FxHashMap<FuncId, bool>,
+    /// Functions that declare names `nonlocal` (see `rebinds_enclosing_names`).
+    nonlocal_writers: FxHashMap<FuncId, bool>,
     /// Methods that set their own object's attributes by name (see `sets_own_attributes`).
     attribute_setters: FxHashMap<FuncId, bool>,
     /// What a function's `return`s look up in (see `returned_lookups`).
@@ -166,6 +168,11 @@ impl Interp<'_, '_> {
         // A `__getattr__` says what an attribute is (the wrapped object's method, a flag); a
         // `__setattr__` where an assignment puts it.
         if matches!(self.index.function(func).name.as_str(), "__getattr__" | "__setattr__") {
+            return true;
+        }
+        // A nested function that rebinds its enclosing function's names (`nonlocal
+        // hidden_states, residual`): skipped, what it rebinds would keep its old value.
+        if self.rebinds_enclosing_names(func) {
             return true;
         }
         if receiver.is_some_and(|r| self.carries(r))
@@ -1040,9 +1047,26 @@ impl Interp<'_, '_> {
         // (`dispatch_a` of a dispatcher) is evaluated by the rules for its object.)
         let ReturnedParameter { returns, in_tuples, .. } = finder;
         let items = if self.index.function(func).class().is_none() { in_tuples.as_slice() } else { &[] };
-        let found = returns.iter().chain(items).any(|r| names.contains(r));
+        // A nested function may rebind a parameter (`nonlocal hidden_states, residual`) and
+        // hand it back through its own `return` (SGLang's `_communicate_summable_tensor_pair`
+        // returns `context.check_shapes(_inner(), ...)`, the residual summed in inside).
+        let mut rebinding = NonlocalParameters { params: &names, found: false, depth: 0 };
+        self.visit_body(func, &mut rebinding);
+        let found = returns.iter().chain(items).any(|r| names.contains(r)) || rebinding.found;
         self.relevance.param_returners.insert(func, found);
         found
+    }
+
+    /// Whether `func` declares a name `nonlocal` in its own body (not in a function nested in
+    /// it).
+    fn rebinds_enclosing_names(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.nonlocal_writers.get(&func) {
+            return known;
+        }
+        let mut finder = OwnNonlocal { found: false };
+        self.visit_body(func, &mut finder);
+        self.relevance.nonlocal_writers.insert(func, finder.found);
+        finder.found
     }
 
     /// Whether an argument that is an object a call may leave something on (not data, not a
@@ -1849,6 +1873,48 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for ReturnedParameter<'_> {
         // Nested definitions run only if called; they are not the body.
         if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
             ruff_python_ast::visitor::walk_stmt(self, stmt);
+        }
+    }
+}
+
+/// Finds a `nonlocal` declaration in a function's own body (see
+/// `Interp::rebinds_enclosing_names`).
+struct OwnNonlocal {
+    found: bool,
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for OwnNonlocal {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::Nonlocal(_) => self.found = true,
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+            _ => ruff_python_ast::visitor::walk_stmt(self, stmt),
+        }
+    }
+}
+
+/// Finds a nested function declaring one of the enclosing function's parameters `nonlocal`
+/// (see `Interp::returns_parameter`).
+struct NonlocalParameters<'n> {
+    params: &'n [ruff_python_ast::name::Name],
+    found: bool,
+    /// How many nested definitions enclose the statement visited.
+    depth: usize,
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for NonlocalParameters<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::Nonlocal(node) if self.depth > 0 => {
+                self.found |= node.names.iter().any(|n| self.params.iter().any(|p| p.as_str() == n.as_str()));
+            }
+            Stmt::FunctionDef(_) => {
+                self.depth += 1;
+                ruff_python_ast::visitor::walk_stmt(self, stmt);
+                self.depth -= 1;
+            }
+            Stmt::ClassDef(_) => {}
+            _ => ruff_python_ast::visitor::walk_stmt(self, stmt),
         }
     }
 }

@@ -4086,3 +4086,13 @@ fn an_enum_members_property_read_through_a_config_is_run() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
 }
+
+#[test]
+fn a_residual_folded_in_by_a_nested_function_through_nonlocal_is_kept() {
+    // `def _inner(): nonlocal hidden_states, residual; hidden_states += residual; ...` inside
+    // a helper returning `context.check_shapes(_inner(), ...)`: both skipped, the pair was the
+    // product of the inputs and the final norm read as taking the factor off (NEVER).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.nested_pair.NestedFoldLayer"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(!out.stdout.contains("normalized away"), "{}", out.stdout);
+}
