@@ -45,8 +45,22 @@ pub struct KernelModel {
     pub returns: Option<Vec<Returned>>,
     /// The argument the kernel writes its result into, when it does (rather than returning it).
     pub output: Option<ArgRef>,
+    /// A slot of the output the kernel weights by a power of the factor whatever `applies`
+    /// says: a routing kernel's fused shared-expert slot, set to the routed weights' sum
+    /// divided by the factor (`exponent = -1`) when shared experts are fused (`when`).
+    pub shared_slot: Option<SharedSlot>,
     /// Why the model says so (a docstring, a wrapper's code), shown with delegated sites.
     pub source: String,
+}
+
+/// See [`KernelModel::shared_slot`]: the slot's power of the factor, and the tests on other
+/// arguments under which the slot exists (all must hold; none: always).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedSlot {
+    pub exponent: i32,
+    #[serde(default)]
+    pub when: Vec<ArgTest>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -130,6 +144,9 @@ impl ModelFile {
                 }
                 _ => {}
             }
+            if model.shared_slot.is_some() && model.factor.is_none() {
+                return Err(format!("kernel `{callee}`: `shared_slot` needs `factor`"));
+            }
             if model.applies == Some(Applies::When) && model.when.is_empty() {
                 return Err(format!("kernel `{callee}`: `applies = \"when\"` needs `when`"));
             }
@@ -197,5 +214,9 @@ mod tests {
         let unnamed = format!("{head}params = [\"x\"]\nreturns = [{{ from = [\"y\"] }}]\n");
         assert!(load(&unnamed).unwrap_err().contains("`y`, which is not in `params`"));
         assert!(load(&format!("{head}params = [\"x\"]\nreturns = [{{ from = [\"x\"] }}, {{}}]\n")).is_ok());
+        let slot = "shared_slot = { exponent = -1 }\n";
+        let returns_only = format!("{head}params = [\"x\"]\nreturns = [{{ from = [\"x\"] }}]\n{slot}");
+        assert!(load(&returns_only).unwrap_err().contains("`shared_slot` needs `factor`"));
+        assert!(load(&format!("{head}factor = {{ name = \"f\" }}\napplies = \"never\"\n{slot}")).is_ok());
     }
 }

@@ -1361,6 +1361,7 @@ impl Interp<'_, '_> {
                 // The traced value (or a scalar derived from it) handed to the callee.
                 let (applies, note) =
                     self.kernel_applies(model.as_ref(), name.as_deref(), *position, args, &c, loc, path);
+                let slot = self.kernel_shared_slot(model.as_ref(), name.as_deref(), *position, args, &c, loc);
                 let mut next = Vec::new();
                 for (rc, acc) in results {
                     let yes = rc.and(&applies);
@@ -1391,11 +1392,12 @@ impl Interp<'_, '_> {
                                 });
                             }
                         }
-                        next.push((yes, Num { tensor: true, parts, shape: None }.normalize()));
+                        let num = Num { tensor: true, parts, shape: None }.normalize();
+                        next.extend(self.with_shared_slot(yes, num, n, slot.as_ref(), loc, path, model.as_ref()));
                     }
                     let no = rc.and(&applies.not());
                     if self.conds.feasible(&no) {
-                        next.push((no, acc));
+                        next.extend(self.with_shared_slot(no, acc, n, slot.as_ref(), loc, path, model.as_ref()));
                     }
                 }
                 results = next;
@@ -1412,6 +1414,115 @@ impl Interp<'_, '_> {
             }
         }
         out
+    }
+
+    /// What a routing kernel gives where its fused shared-expert slot exists: `num` (the other
+    /// slots, the factor applied or not) and, beside it, the same data weighted once more by the
+    /// factor (`factor`, the value handed in) to the slot's power. The slot is the routed
+    /// weights' sum divided by the factor, then scaled as the other slots are (SGLang's
+    /// `biased_grouped_topk_impl`: `topk_weights[:, -1] = topk_weights[:, :-1].sum(dim=-1) /
+    /// routed_scaling_factor`, and `topk_weights *= routed_scaling_factor` when asked).
+    #[allow(clippy::too_many_arguments)]
+    fn with_shared_slot(
+        &mut self,
+        cond: Cond,
+        num: Num,
+        factor: &Num,
+        slot: Option<&(i32, Cond)>,
+        loc: Loc,
+        path: &str,
+        model: Option<&super::kernels::KernelModel>,
+    ) -> Vec<(Cond, Num)> {
+        let Some((exponent, when)) = slot else { return vec![(cond, num)] };
+        let mut out = Vec::new();
+        let there = cond.and(when);
+        if self.conds.feasible(&there) {
+            let mut slot_parts = Vec::new();
+            for fp in &factor.parts {
+                let exp = fp.exp * exponent;
+                let site = (exp != 0).then(|| {
+                    let note = format!(
+                        "the kernel's fused shared-expert slot, weighted by the factor to the power {exponent} ({})",
+                        model.map(|m| m.source.as_str()).unwrap_or_default()
+                    );
+                    self.record_site(
+                        loc,
+                        SiteKind::Delegated,
+                        exp,
+                        &there,
+                        &fp.chain,
+                        Some(path.to_string()),
+                        Some(note),
+                    )
+                });
+                for dp in &num.parts {
+                    let mut sites = dp.sites.to_vec();
+                    sites.extend(site);
+                    slot_parts.push(Part {
+                        exp: dp.exp + exp,
+                        sites: Rc::from(sites),
+                        chain: dp.chain.clone(),
+                        unknown: Part::first_unknown(dp.unknown, fp.unknown),
+                    });
+                }
+            }
+            let mut both = num.clone();
+            both.tensor = true;
+            both.parts.extend(slot_parts);
+            out.push((there, both.normalize()));
+        }
+        let elsewhere = cond.and(&when.not());
+        if self.conds.feasible(&elsewhere) {
+            out.push((elsewhere, num));
+        }
+        out
+    }
+
+    /// The fused shared-expert slot of a kernel model, when the factor is passed as the
+    /// argument the model names: the slot's power of the factor and where the slot exists.
+    fn kernel_shared_slot(
+        &mut self,
+        model: Option<&super::kernels::KernelModel>,
+        name: Option<&str>,
+        position: Option<usize>,
+        args: &Args,
+        pc: &Cond,
+        loc: Loc,
+    ) -> Option<(i32, Cond)> {
+        let model = model?;
+        let slot = model.shared_slot.as_ref()?;
+        let factor = model.factor.as_ref()?;
+        let is_factor = name == Some(factor.name.as_str()) || (position.is_some() && position == factor.position);
+        if !is_factor {
+            return None;
+        }
+        let when = self.argument_tests(&slot.when, args, pc, loc);
+        Some((slot.exponent, when))
+    }
+
+    /// Whether every test of a kernel model on the call's arguments holds.
+    fn argument_tests(&mut self, tests: &[super::kernels::ArgTest], args: &Args, pc: &Cond, loc: Loc) -> Cond {
+        let mut cond = self.conds.truth();
+        for test in tests {
+            let passed = args.named_or_at(&test.arg, test.position);
+            // An unknown argument's test is named by the argument's text, not the call's.
+            let arg_loc = passed.and_then(|a| a.loc).unwrap_or(loc);
+            let value = passed
+                .map(|a| a.value.clone())
+                .or_else(|| {
+                    test.default.as_ref().and_then(toml_constant).map(|c| G::under(pc.clone(), Value::Const(c)))
+                })
+                .unwrap_or_else(|| G::under(pc.clone(), Value::none()));
+            let holds = match test.equals.as_ref().and_then(toml_constant) {
+                Some(expected) => {
+                    let expected = G::under(pc.clone(), Value::Const(expected));
+                    self.compare(&value, ruff_python_ast::CmpOp::Eq, &expected, &test.arg, "", arg_loc)
+                }
+                None => self.truthy(&value, arg_loc),
+            };
+            cond = cond.and(&if test.negate { holds.not() } else { holds });
+        }
+        cond
     }
 
     /// Whether an outside callee applies the factor passed as argument `name`/`position`:
@@ -1446,26 +1557,8 @@ impl Interp<'_, '_> {
             Applies::Always => (self.conds.truth(), Some(format!("applied by the kernel ({})", model.source))),
             Applies::Never => (self.conds.falsity(), Some(format!("not applied by the kernel ({})", model.source))),
             Applies::When => {
-                let mut cond = self.conds.truth();
-                for test in &model.when {
-                    let passed = args.named_or_at(&test.arg, test.position);
-                    // An unknown argument's test is named by the argument's text, not the call's.
-                    let arg_loc = passed.and_then(|a| a.loc).unwrap_or(loc);
-                    let value = passed
-                        .map(|a| a.value.clone())
-                        .or_else(|| {
-                            test.default.as_ref().and_then(toml_constant).map(|c| G::under(pc.clone(), Value::Const(c)))
-                        })
-                        .unwrap_or_else(|| G::under(pc.clone(), Value::none()));
-                    let holds = match test.equals.as_ref().and_then(toml_constant) {
-                        Some(expected) => {
-                            let expected = G::under(pc.clone(), Value::Const(expected));
-                            self.compare(&value, ruff_python_ast::CmpOp::Eq, &expected, &test.arg, "", arg_loc)
-                        }
-                        None => self.truthy(&value, arg_loc),
-                    };
-                    cond = cond.and(&if test.negate { holds.not() } else { holds });
-                }
+                let tests = model.when.clone();
+                let cond = self.argument_tests(&tests, args, pc, loc);
                 (cond, Some(format!("applied when the kernel model's condition holds ({})", model.source)))
             }
         }

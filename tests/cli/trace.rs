@@ -4096,3 +4096,20 @@ fn a_residual_folded_in_by_a_nested_function_through_nonlocal_is_kept() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert!(!out.stdout.contains("normalized away"), "{}", out.stdout);
 }
+
+#[test]
+fn a_routing_kernels_fused_shared_expert_slot_keeps_its_own_part() {
+    // `moe_fused_gate(..., num_fused_shared_experts, routed_scaling_factor)` weights the fused
+    // shared expert's slot by the routed sum / factor (a model's `shared_slot`); the block
+    // multiplies by the factor after the experts. Modelled only as "applies when asked", the output held the routed
+    // part alone, and the norm after it read as taking the factor off (NEVER where shared
+    // experts are fused). The slot's part: ONCE in both configurations.
+    let kernels = fixture("trace/router/shared_slot_kernels.toml");
+    let (code, verdict, out) = trace(
+        "trace/router",
+        &["--entry", "gate.fused_shared_slot.FusedSharedSlotMoE", "--kernels", kernels.to_str().unwrap()],
+    );
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.stdout.contains("fused shared-expert slot, weighted by the factor to the power -1"), "{}", out.stdout);
+    assert!(!out.stdout.contains("normalized away"), "{}", out.stdout);
+}
