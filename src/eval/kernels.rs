@@ -106,6 +106,16 @@ pub struct KernelModels {
     pub models: Vec<KernelModel>,
 }
 
+impl KernelModel {
+    /// Whether an argument passed as `name` (by keyword) or at `position` is the one the
+    /// model names as carrying the factor.
+    pub fn names_factor(&self, name: Option<&str>, position: Option<usize>) -> bool {
+        self.factor.as_ref().is_some_and(|factor| {
+            name == Some(factor.name.as_str()) || (position.is_some() && position == factor.position)
+        })
+    }
+}
+
 impl KernelModels {
     /// The built-in models plus those in `extra` files (read by the caller).
     pub fn load(extra: &[(String, String)]) -> Result<KernelModels, String> {

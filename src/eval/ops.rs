@@ -1490,12 +1490,7 @@ impl Interp<'_, '_> {
         loc: Loc,
     ) -> Option<(i32, Cond)> {
         let model = model?;
-        let slot = model.shared_slot.as_ref()?;
-        let factor = model.factor.as_ref()?;
-        let is_factor = name == Some(factor.name.as_str()) || (position.is_some() && position == factor.position);
-        if !is_factor {
-            return None;
-        }
+        let slot = model.shared_slot.as_ref().filter(|_| model.names_factor(name, position))?;
         let when = self.argument_tests(&slot.when, args, pc, loc);
         Some((slot.exponent, when))
     }
@@ -1541,11 +1536,7 @@ impl Interp<'_, '_> {
         let Some(model) = model else {
             return (self.conds.truth(), Some(format!("no kernel model for `{path}`: counted as applied")));
         };
-        let factor = model.factor.as_ref().zip(model.applies);
-        let is_factor = factor.is_some_and(|(factor, _)| {
-            name == Some(factor.name.as_str()) || (position.is_some() && position == factor.position)
-        });
-        let Some((_, applies)) = factor.filter(|_| is_factor) else {
+        let Some(applies) = model.applies.filter(|_| model.names_factor(name, position)) else {
             return (
                 self.conds.truth(),
                 Some(format!(
