@@ -37,6 +37,13 @@
 //! - it is a method that sets its own object's attributes by name (`for k, v in
 //!   values.items(): setattr(self, k, v)`), called on an object the evaluation built: the index
 //!   sees no attribute it writes, and skipped, what it set would be lost.
+//! - it is handed tensors and writes into one of its parameters in place (`out=p` or a slice
+//!   of `p`, `p.copy_(x)`, `p[i] = x`, also through a local bound to `p`), or hands one to a
+//!   function that does: skipped, what it wrote would be lost (`inplace_fused_experts(
+//!   hidden_states, ...)` returns nothing);
+//! - it declares names `nonlocal` (a nested function rebinding its enclosing function's
+//!   tensors), or one of its nested functions rebinds its parameters that way: skipped, the
+//!   rebinding would be lost.
 //!
 //! Any other call is an outside computation on the data it receives: scales pass through, no
 //! application happens in it, and a condition on its result is an atom named by the call. Not
@@ -91,6 +98,8 @@ pub struct Relevance {
     /// Functions that return lists they fill in a loop over a parameter (see
     /// `fills_lists_from_parameter`).
     fillers: FxHashMap<FuncId, bool>,
+    /// Functions that write into a parameter in place (see `writes_into_parameter`).
+    parameter_writers: FxHashMap<FuncId, bool>,
     /// Functions that declare names `nonlocal` (see `rebinds_enclosing_names`).
     nonlocal_writers: FxHashMap<FuncId, bool>,
     /// Methods that set their own object's attributes by name (see `sets_own_attributes`).
@@ -168,6 +177,13 @@ impl Interp<'_, '_> {
         // A `__getattr__` says what an attribute is (the wrapped object's method, a flag); a
         // `__setattr__` where an assignment puts it.
         if matches!(self.index.function(func).name.as_str(), "__getattr__" | "__setattr__") {
+            return true;
+        }
+        // Handed tensors, a helper that writes into one of its parameters in place (`out=p`,
+        // `p[a:b].copy_(x)`, `p[i] = x`, through a local bound to it, or by handing it to a
+        // helper that does): skipped, what it wrote would be lost (SGLang's
+        // `inplace_fused_experts(hidden_states, ...)` fills `hidden_states` and returns nothing).
+        if args.has_data() && self.writes_into_parameter(func, 0) {
             return true;
         }
         // A nested function that rebinds its enclosing function's names (`nonlocal
@@ -1057,6 +1073,38 @@ impl Interp<'_, '_> {
         found
     }
 
+    /// Whether `func` writes into one of its parameters in place (see `ParameterWrites`), or
+    /// hands one to a function of the tree that does (`depth` such hops so far).
+    fn writes_into_parameter(&mut self, func: FuncId, depth: usize) -> bool {
+        if let Some(&known) = self.relevance.parameter_writers.get(&func) {
+            return known;
+        }
+        if depth > MAX_STATIC_DEPTH || !self.relevance.in_progress.insert(func) {
+            return false;
+        }
+        let params: Vec<ruff_python_ast::name::Name> =
+            self.index.function(func).params.iter().map(|p| p.name.clone()).filter(|n| n.as_str() != "self").collect();
+        let mut finder = ParameterWrites { names: params, writes: false, handed_to: Vec::new() };
+        self.visit_body(func, &mut finder);
+        let mut found = finder.writes;
+        if !found && !finder.handed_to.is_empty() {
+            let ctx = Ctx::function(func);
+            'calls: for callee in &finder.handed_to {
+                for resolved in self.resolver.resolve(&ctx, callee) {
+                    if let Def::Function(f) = resolved.def {
+                        if self.writes_into_parameter(f, depth + 1) {
+                            found = true;
+                            break 'calls;
+                        }
+                    }
+                }
+            }
+        }
+        self.relevance.in_progress.remove(&func);
+        self.relevance.parameter_writers.insert(func, found);
+        found
+    }
+
     /// Whether `func` declares a name `nonlocal` in its own body (not in a function nested in
     /// it).
     fn rebinds_enclosing_names(&mut self, func: FuncId) -> bool {
@@ -1874,6 +1922,88 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for ReturnedParameter<'_> {
         if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
             ruff_python_ast::visitor::walk_stmt(self, stmt);
         }
+    }
+}
+
+/// Finds in-place writes into a function's parameters or locals bound to them (flow-
+/// insensitive): an `out=` keyword naming one (or a slice of one), an in-place tensor method
+/// (`p.copy_(x)`, `p[a:b].mul_(f)`: a name ending in one underscore, but for constant fills),
+/// an item assignment
+/// (`p[i] = x`); and the callees one is handed to (`handed_to`, for `writes_into_parameter`).
+struct ParameterWrites {
+    names: Vec<ruff_python_ast::name::Name>,
+    writes: bool,
+    handed_to: Vec<Expr>,
+}
+
+impl ParameterWrites {
+    /// Whether `expr` is one of the names, or an item or slice of one.
+    fn names_one(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Name(name) => self.names.contains(&name.id),
+            Expr::Subscript(sub) => self.names_one(&sub.value),
+            _ => false,
+        }
+    }
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for ParameterWrites {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::Assign(assign) => {
+                // `out = hidden_states` (or one arm of a conditional) names the same tensor.
+                let sources: Vec<&Expr> = match assign.value.as_ref() {
+                    Expr::If(node) => vec![node.body.as_ref(), node.orelse.as_ref()],
+                    other => vec![other],
+                };
+                if sources.iter().any(|s| matches!(s, Expr::Name(n) if self.names.contains(&n.id))) {
+                    for target in &assign.targets {
+                        if let Expr::Name(target) = target {
+                            if !self.names.contains(&target.id) {
+                                self.names.push(target.id.clone());
+                            }
+                        }
+                    }
+                }
+                if assign.targets.iter().any(|t| matches!(t, Expr::Subscript(sub) if self.names_one(&sub.value))) {
+                    self.writes = true;
+                }
+            }
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
+            _ => {}
+        }
+        ruff_python_ast::visitor::walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr {
+            if call
+                .arguments
+                .keywords
+                .iter()
+                .any(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == "out") && self.names_one(&k.value))
+            {
+                self.writes = true;
+            }
+            if let Expr::Attribute(method) = call.func.as_ref() {
+                let name = method.attr.as_str();
+                // (Filling with a constant, `fill_(0)`, `zero_()`, writes no data of the caller.)
+                let constant_fill = matches!(name, "fill_" | "zero_" | "fill_diagonal_");
+                if name.ends_with('_') && !name.ends_with("__") && !constant_fill && self.names_one(&method.value) {
+                    self.writes = true;
+                }
+            }
+            if call
+                .arguments
+                .args
+                .iter()
+                .chain(call.arguments.keywords.iter().map(|k| &k.value))
+                .any(|a| self.names_one(a))
+            {
+                self.handed_to.push(call.func.as_ref().clone());
+            }
+        }
+        ruff_python_ast::visitor::walk_expr(self, expr);
     }
 }
 

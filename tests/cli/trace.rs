@@ -4113,3 +4113,14 @@ fn a_routing_kernels_fused_shared_expert_slot_keeps_its_own_part() {
     assert!(out.stdout.contains("fused shared-expert slot, weighted by the factor to the power -1"), "{}", out.stdout);
     assert!(!out.stdout.contains("normalized away"), "{}", out.stdout);
 }
+
+#[test]
+fn a_helper_that_writes_into_the_tensor_it_is_handed_is_evaluated() {
+    // `inplace_experts(hidden_states, weights)` fills `hidden_states` through a helper
+    // (`out=` an alias of it) and returns nothing; the caller returns `hidden_states`. Skipped
+    // (no factor handed to them), the write was lost and the block's own multiply read ONCE,
+    // though the weights already carry the factor.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.inplace_helper.InplaceExpertsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
+}
