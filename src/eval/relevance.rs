@@ -37,7 +37,8 @@
 //! - it is a method that sets its own object's attributes by name (`for k, v in
 //!   values.items(): setattr(self, k, v)`), called on an object the evaluation built: the index
 //!   sees no attribute it writes, and skipped, what it set would be lost.
-//! - it is handed tensors and writes into one of its parameters in place (`out=p` or a slice
+//! - it is handed data that took part in scaling and writes into one of its parameters in
+//!   place (`out=p` or a slice
 //!   of `p`, `p.copy_(x)`, `p[i] = x`, also through a local bound to `p`), or hands one to a
 //!   function that does: skipped, what it wrote would be lost (`inplace_fused_experts(
 //!   hidden_states, ...)` returns nothing);
@@ -179,11 +180,15 @@ impl Interp<'_, '_> {
         if matches!(self.index.function(func).name.as_str(), "__getattr__" | "__setattr__") {
             return true;
         }
-        // Handed tensors, a helper that writes into one of its parameters in place (`out=p`,
+        // Handed scaled tensors, a helper that writes into one of its parameters in place (`out=p`,
         // `p[a:b].copy_(x)`, `p[i] = x`, through a local bound to it, or by handing it to a
         // helper that does): skipped, what it wrote would be lost (SGLang's
         // `inplace_fused_experts(hidden_states, ...)` fills `hidden_states` and returns nothing).
-        if args.has_data() && self.writes_into_parameter(func, 0) {
+        // (Handed data that took part in scaling: a helper moving only unscaled data around
+        // is left a summary, which keeps large nothing-assumed traces within their budget.)
+        if args.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor && n.touched())))
+            && self.writes_into_parameter(func, 0)
+        {
             return true;
         }
         // A nested function that rebinds its enclosing function's names (`nonlocal
