@@ -1366,32 +1366,7 @@ impl Interp<'_, '_> {
                 for (rc, acc) in results {
                     let yes = rc.and(&applies);
                     if self.conds.feasible(&yes) {
-                        let mut parts = Vec::new();
-                        for fp in &n.parts {
-                            let site = if fp.exp != 0 {
-                                Some(self.record_site(
-                                    loc,
-                                    SiteKind::Delegated,
-                                    fp.exp,
-                                    &yes,
-                                    &fp.chain,
-                                    Some(path.to_string()),
-                                    note.clone(),
-                                ))
-                            } else {
-                                None
-                            };
-                            for dp in &acc.parts {
-                                let mut sites = dp.sites.to_vec();
-                                sites.extend(site);
-                                parts.push(Part {
-                                    exp: dp.exp + fp.exp,
-                                    sites: Rc::from(sites),
-                                    chain: dp.chain.clone(),
-                                    unknown: Part::first_unknown(dp.unknown, fp.unknown),
-                                });
-                            }
-                        }
+                        let parts = self.delegated_parts(&acc, n, 1, &yes, loc, path, note.clone());
                         let num = Num { tensor: true, parts, shape: None }.normalize();
                         next.extend(self.with_shared_slot(yes, num, n, slot.as_ref(), loc, path, model.as_ref()));
                     }
@@ -1416,6 +1391,40 @@ impl Interp<'_, '_> {
         out
     }
 
+    /// `data`'s parts weighted by the traced value handed to an outside callee (`factor`)
+    /// to the power `power`: each part of the factor is a delegated site (where its exponent
+    /// is not 0) added to every part of the data.
+    #[allow(clippy::too_many_arguments)]
+    fn delegated_parts(
+        &mut self,
+        data: &Num,
+        factor: &Num,
+        power: i32,
+        cond: &Cond,
+        loc: Loc,
+        path: &str,
+        note: Option<String>,
+    ) -> Vec<Part> {
+        let mut parts = Vec::new();
+        for fp in &factor.parts {
+            let exp = fp.exp * power;
+            let site = (exp != 0).then(|| {
+                self.record_site(loc, SiteKind::Delegated, exp, cond, &fp.chain, Some(path.to_string()), note.clone())
+            });
+            for dp in &data.parts {
+                let mut sites = dp.sites.to_vec();
+                sites.extend(site);
+                parts.push(Part {
+                    exp: dp.exp + exp,
+                    sites: Rc::from(sites),
+                    chain: dp.chain.clone(),
+                    unknown: Part::first_unknown(dp.unknown, fp.unknown),
+                });
+            }
+        }
+        parts
+    }
+
     /// What a routing kernel gives where its fused shared-expert slot exists: `num` (the other
     /// slots, the factor applied or not) and, beside it, the same data weighted once more by the
     /// factor (`factor`, the value handed in) to the slot's power. The slot is the routed
@@ -1437,35 +1446,11 @@ impl Interp<'_, '_> {
         let mut out = Vec::new();
         let there = cond.and(when);
         if self.conds.feasible(&there) {
-            let mut slot_parts = Vec::new();
-            for fp in &factor.parts {
-                let exp = fp.exp * exponent;
-                let site = (exp != 0).then(|| {
-                    let note = format!(
-                        "the kernel's fused shared-expert slot, weighted by the factor to the power {exponent} ({})",
-                        model.map(|m| m.source.as_str()).unwrap_or_default()
-                    );
-                    self.record_site(
-                        loc,
-                        SiteKind::Delegated,
-                        exp,
-                        &there,
-                        &fp.chain,
-                        Some(path.to_string()),
-                        Some(note),
-                    )
-                });
-                for dp in &num.parts {
-                    let mut sites = dp.sites.to_vec();
-                    sites.extend(site);
-                    slot_parts.push(Part {
-                        exp: dp.exp + exp,
-                        sites: Rc::from(sites),
-                        chain: dp.chain.clone(),
-                        unknown: Part::first_unknown(dp.unknown, fp.unknown),
-                    });
-                }
-            }
+            let note = format!(
+                "the kernel's fused shared-expert slot, weighted by the factor to the power {exponent} ({})",
+                model.map(|m| m.source.as_str()).unwrap_or_default()
+            );
+            let slot_parts = self.delegated_parts(&num, factor, *exponent, &there, loc, path, Some(note));
             let mut both = num.clone();
             both.tensor = true;
             both.parts.extend(slot_parts);
