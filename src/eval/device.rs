@@ -265,8 +265,7 @@ impl Interp<'_, '_> {
     pub fn branch_condition(&mut self, frame: &mut Frame, test: &Expr, pc: &Cond) -> Cond {
         let per_program = frame.kernel.as_ref().is_some_and(|kernel| mentions_varying(test, &kernel.varying));
         if !per_program {
-            let value = self.eval(frame, test, pc);
-            return self.truthy(&value, self.loc(frame.file, test));
+            return self.test_condition(frame, test, pc);
         }
         match test {
             Expr::BoolOp(op) => {

@@ -325,8 +325,7 @@ impl Interp<'_, '_> {
             }
             self.assign_target(frame, &generator.target, element, &here);
             for cond in &generator.ifs {
-                let test = self.eval(frame, cond, &here);
-                let t = self.truthy(&test, self.loc(frame.file, cond));
+                let t = self.test_condition(frame, cond, &here);
                 here = here.and(&t);
             }
         }
@@ -402,8 +401,7 @@ impl Interp<'_, '_> {
                 self.assign_target(frame, &generator.target, item.restrict(&self.conds, &here), &here);
                 let mut passed = here;
                 for filter in &generator.ifs {
-                    let test = self.eval(frame, filter, &passed);
-                    passed = passed.and(&self.truthy(&test, self.loc(frame.file, filter)));
+                    passed = passed.and(&self.test_condition(frame, filter, &passed));
                 }
                 if self.conds.feasible(&passed) {
                     self.known_comprehension(frame, rest, elt, passed, None, lists)?;
@@ -474,8 +472,7 @@ impl Interp<'_, '_> {
         self.assign_target(frame, &generator.target, item, &here);
         let mut kept = here;
         for filter in &generator.ifs {
-            let test = self.eval(frame, filter, &kept);
-            kept = kept.and(&self.truthy(&test, self.loc(frame.file, filter)));
+            kept = kept.and(&self.test_condition(frame, filter, &kept));
         }
         if !self.conds.feasible(&kept) {
             return Some(());
@@ -579,6 +576,42 @@ impl Interp<'_, '_> {
         }
         let _ = pc;
         out
+    }
+
+    /// The condition under which the test `expr` holds, taken apart where Python's truthiness
+    /// is: `a and b` holds where both do, `a or b` where either does, `not a` where `a` does
+    /// not (operands evaluated as far as they are reached). An operand whose value is not
+    /// known is then an atom named after that operand (`has_tokens(mode, x)`), the same atom
+    /// wherever the operand is tested, not one named after the whole test.
+    pub fn test_condition(&mut self, frame: &mut Frame, expr: &Expr, pc: &Cond) -> Cond {
+        match expr {
+            Expr::BoolOp(boolop) => {
+                let and = matches!(boolop.op, ast::BoolOp::And);
+                let mut out = self.conds.constant(and);
+                let mut rest = pc.clone();
+                for value in &boolop.values {
+                    if !self.conds.feasible(&rest) {
+                        break;
+                    }
+                    let t = self.test_condition(frame, value, &rest);
+                    if and {
+                        out = out.and(&t);
+                        rest = rest.and(&t);
+                    } else {
+                        out = out.or(&t);
+                        rest = rest.and(&t.not());
+                    }
+                }
+                out
+            }
+            Expr::UnaryOp(unary) if matches!(unary.op, ast::UnaryOp::Not) => {
+                self.test_condition(frame, &unary.operand, pc).not()
+            }
+            _ => {
+                let value = self.eval(frame, expr, pc);
+                self.truthy(&value, self.loc(frame.file, expr))
+            }
+        }
     }
 
     fn eval_boolop(&mut self, frame: &mut Frame, boolop: &ast::ExprBoolOp, pc: &Cond) -> G {
@@ -1866,9 +1899,7 @@ impl Interp<'_, '_> {
         match target {
             Expr::Name(name) => self.write_local_in_place(frame, &name.id, value, pc, &mut Vec::new()),
             Expr::If(node) => {
-                let test = self.eval(frame, &node.test, pc);
-                let loc = self.loc(frame.file, node.test.as_ref());
-                let holds = self.truthy(&test, loc);
+                let holds = self.test_condition(frame, &node.test, pc);
                 let (yes, no) = (pc.and(&holds), pc.and(&holds.not()));
                 if self.conds.feasible(&yes) {
                     self.assign_in_place(frame, &node.body, value.restrict(&self.conds, &yes), &yes);
@@ -1942,9 +1973,8 @@ impl Interp<'_, '_> {
         pc: &Cond,
         sources: &mut Vec<(Name, Cond)>,
     ) -> G {
-        let test = self.eval(frame, &node.test, pc);
         // An unknown test is an atom named after the test, not the whole conditional.
-        let holds = self.truthy(&test, self.loc(frame.file, &*node.test));
+        let holds = self.test_condition(frame, &node.test, pc);
         let mut out = G::empty();
         let yes = pc.and(&holds);
         if self.conds.feasible(&yes) {

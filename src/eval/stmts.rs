@@ -116,8 +116,7 @@ impl Interp<'_, '_> {
                 frame.raised = frame.raised.or(pc);
             }
             Stmt::Assert(assert) => {
-                let test = self.eval(frame, &assert.test, pc);
-                let holds = self.truthy(&test, self.loc(frame.file, assert.test.as_ref()));
+                let holds = self.test_condition(frame, &assert.test, pc);
                 let fails = self.guarded_raise(&pc.and(&holds.not()));
                 self.raise_of(Some("AssertionError"), &fails, loc);
                 frame.raised = frame.raised.or(&fails);
@@ -237,8 +236,7 @@ impl Interp<'_, '_> {
                 self.exec_block(frame, &node.orelse, pc);
             }
             Stmt::While(node) => {
-                let test = self.eval(frame, &node.test, pc);
-                let t = self.truthy(&test, self.loc(frame.file, &*node.test));
+                let t = self.test_condition(frame, &node.test, pc);
                 let yes = pc.and(&t);
                 if self.conds.feasible(&yes) {
                     self.loop_body(frame, &node.body, &yes);

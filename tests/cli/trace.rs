@@ -4124,3 +4124,24 @@ fn a_helper_that_writes_into_the_tensor_it_is_handed_is_evaluated() {
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
 }
+
+#[test]
+fn a_predicate_helper_tested_beside_a_flag_is_the_same_atom_wherever_it_is_tested() {
+    // `if self.skip_router or any_routed(mask, x)` after `if not any_routed(mask, x): return`:
+    // the skipped helper returned data, and the whole `or` was one atom named after its text,
+    // unrelated to the helper tested alone (NEVER where it was false but the batch routed).
+    // Taken apart, the operand is the same atom in both tests: ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.token_predicate.MaskPredicateMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(!out.stdout.contains("self.skip_router or"), "{}", out.stdout);
+}
+
+#[test]
+fn a_predicate_on_an_item_of_the_data_shape_is_evaluated() {
+    // `return mode is not None and not mode.is_idle() and hidden_states.shape[0] > 0` tests
+    // facts only (`shape[0]` an item of one): evaluated, its atoms are what it tests.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.token_predicate.TokenPredicateMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.stdout.contains("mode.is_idle()"), "{}", out.stdout);
+    assert!(!out.stdout.contains("has_tokens(mode, hidden_states)"), "{}", out.stdout);
+}
