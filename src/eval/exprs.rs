@@ -1424,7 +1424,11 @@ impl Interp<'_, '_> {
                     || matches!(v, Value::ExternalObj(_) | Value::Method(..))) =>
             {
                 let text = self.text(loc);
-                G::under(*pc, self.sym(SymKey::At(loc, text.clone()), text, None))
+                let key = match self.unchanged_parameter(&text) {
+                    Some((func, name)) => SymKey::ParamShape(func, name),
+                    None => SymKey::At(loc, text.clone()),
+                };
+                G::under(*pc, self.sym(key, text, None))
             }
             // A tuple of tensors (`(shared, routed)` where the code expects one tensor) has no
             // tensor methods: `out.view(n, d)` raises `AttributeError` there.
@@ -1449,6 +1453,24 @@ impl Interp<'_, '_> {
             }
             Value::Unknown(reason) => G::under(pc.clone(), Value::Unknown(reason.clone())),
             other => G::under(pc.clone(), Value::unknown(format!("attribute `{attr}` of {}", short_kind(other)))),
+        }
+    }
+
+    /// For `name.shape` read in the function being evaluated: the function and `name` when
+    /// `name` is one of its parameters, never rebound in its body (then every read of the
+    /// shape is of the one tensor it was handed).
+    fn unchanged_parameter(&self, text: &str) -> Option<(crate::index::FuncId, Name)> {
+        let base = text.strip_suffix(".shape")?;
+        if base.is_empty() || !base.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return None;
+        }
+        let func = *self.stack.last()?;
+        let scope = self.resolver.local_scope(func);
+        match scope.bindings.get(base).map(Vec::as_slice) {
+            Some([binding]) if matches!(binding.kind, crate::resolve::LocalKind::Param) => {
+                Some((func, Name::new(base)))
+            }
+            _ => None,
         }
     }
 

@@ -115,6 +115,9 @@ pub enum SymKey {
     External(String),
     /// A loop index, by the loop.
     LoopIndex(Loc),
+    /// The shape of a tensor a function was handed, by the function and its parameter, when
+    /// the function never rebinds that parameter: `topk_ids.shape[1]` read twice is one size.
+    ParamShape(FuncId, Name),
     /// Anything else, by where it was computed.
     At(Loc, String),
     /// Integer arithmetic on unknown numbers (`2 * intermediate_size`, `hidden_size // 2`), by

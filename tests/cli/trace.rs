@@ -4145,3 +4145,11 @@ fn a_predicate_on_an_item_of_the_data_shape_is_evaluated() {
     assert!(out.stdout.contains("mode.is_idle()"), "{}", out.stdout);
     assert!(!out.stdout.contains("has_tokens(mode, hidden_states)"), "{}", out.stdout);
 }
+#[test]
+fn sizes_of_a_parameter_never_rebound_are_one_size() {
+    // `if hidden_states.shape[1] > 64: scale` and `if hidden_states.shape[1] <= 64: scale`:
+    // each read of the shape was a size of its own (TWICE and NEVER rows where one size was
+    // both). The helper never rebinds `hidden_states`: one size, ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.param_shape.ParamShapeMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
