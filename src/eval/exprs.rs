@@ -1986,6 +1986,23 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// Whether the index `slice` is a range (the first of several: `out[begin:end, :]`) whose
+    /// start is, or is computed from, the element of the loop it is in.
+    fn slices_by_loop_element(&mut self, frame: &mut Frame, slice: &Expr, pc: &Cond) -> bool {
+        let first = match slice {
+            Expr::Tuple(tuple) => tuple.elts.first(),
+            other => Some(other),
+        };
+        let Some(Expr::Slice(range)) = first else { return false };
+        let Some(lower) = range.lower.as_deref() else { return false };
+        if self.loop_elements.is_empty() {
+            return false;
+        }
+        let start = self.eval(frame, lower, pc);
+        !start.is_empty()
+            && start.iter().all(|(_, v)| matches!(v, Value::Sym(s) if self.loop_element_of(*s).is_some()))
+    }
+
     /// `a if test else b`: each arm under its side of the test (the locals whose tensor an arm
     /// is go to `sources`, see [`Interp::eval_with_sources`]).
     fn eval_conditional(
@@ -2150,7 +2167,15 @@ impl Interp<'_, '_> {
                 // factor` weights the fused shared slot), as in `t.fill_(v)`.
                 if updated_num {
                     let value = self.as_tensor_fill(value, loc);
-                    let merged = self.union_nums(&base, &value, pc);
+                    // `out[begin:end] = y` with `begin` moving with a loop's element (`chunk *
+                    // CHUNK_SIZE`): the loop, which stays one iteration, writes every chunk,
+                    // so the tensor holds what the iterations store (and, where some iteration
+                    // does not store, what it held: see `iterations.rs`), not also its old data.
+                    let merged = if self.slices_by_loop_element(frame, &sub.slice, pc) {
+                        value.restrict(&self.conds, pc)
+                    } else {
+                        self.union_nums(&base, &value, pc)
+                    };
                     self.assign_in_place(frame, &sub.value, merged, pc);
                 }
             }

@@ -654,11 +654,13 @@ impl Interp<'_, '_> {
         if *name == self.traced.name {
             result = self.named_origin(result, self.loc(frame.file, value));
         }
-        // Another name for a buffer (`gathered = buffer`) is that buffer: a kernel or helper
-        // that fills it fills it. (A view or chunk taken from one stays what it was: the
-        // intermediate caches of fused experts are views of one scratch buffer.)
-        let renames_buffer = matches!(value, Expr::Name(source) if frame.buffers.contains(&source.id));
-        if is_float_allocation(value) || self.allocates_buffer(frame, value) || renames_buffer {
+        // Another name for a buffer (`gathered = buffer`), or a view or chunk of one
+        // (`cache3 = cache[:n].view(m, k, h)`, the intermediate caches of fused experts), is
+        // a buffer: a kernel or helper that fills it fills it. (Filling a view does not write
+        // into the buffer it was taken from: the caches are views of one scratch buffer, each
+        // filled by its own kernel.)
+        let names_buffer = writable_buffer(frame, value);
+        if is_float_allocation(value) || self.allocates_buffer(frame, value) || names_buffer {
             frame.buffers.insert(name.clone());
         } else if sources.is_empty() {
             frame.buffers.remove(name);

@@ -4145,6 +4145,7 @@ fn a_predicate_on_an_item_of_the_data_shape_is_evaluated() {
     assert!(out.stdout.contains("mode.is_idle()"), "{}", out.stdout);
     assert!(!out.stdout.contains("has_tokens(mode, hidden_states)"), "{}", out.stdout);
 }
+
 #[test]
 fn sizes_of_a_parameter_never_rebound_are_one_size() {
     // `if hidden_states.shape[1] > 64: scale` and `if hidden_states.shape[1] <= 64: scale`:
@@ -4152,4 +4153,31 @@ fn sizes_of_a_parameter_never_rebound_are_one_size() {
     // both). The helper never rebinds `hidden_states`: one size, ONCE.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.param_shape.ParamShapeMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
+
+#[test]
+fn kernels_filling_views_of_a_scratch_buffer_keep_what_they_write() {
+    // `cache3 = cache[:n].view(m, k, h)` filled by a Triton kernel weighting by the top-k
+    // weights, then summed into chunks of the input (`out=out_hidden_states[begin:end]`, the
+    // in-place path). Views of a buffer were not buffers: the writes were lost and the block
+    // read ONCE though the top-k folds the factor in and the block scales again.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.scratch_views.ScratchViewsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    let verdicts: Vec<(String, String)> = out.json()["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["verdict"].as_str().unwrap().to_string(), v["when"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("ONCE".into(), "not config.fold_in_topk".into()),
+            ("TWICE".into(), "config.fold_in_topk and not config.n_shared".into()),
+            ("MIXED".into(), "config.fold_in_topk and config.n_shared".into()),
+        ]
+    );
+    // The fused shared slot's 1 / factor reaches the output, and the chunks overwrite the
+    // input: no part of the output is the unscaled input.
+    assert!(out.stdout.contains("topk_weights[:, :-1].sum(dim=-1) / routed_scaling_factor"), "{}", out.stdout);
 }
