@@ -903,7 +903,44 @@ impl Interp<'_, '_> {
                 }
             }
         }
+        if let (Value::Sym(s), Eq | In | Lt | LtE | Gt | GtE) = (left, base) {
+            if self.is_size(left, left_text) {
+                self.close_small_size(*s);
+            }
+        }
         if negated { holds.not() } else { holds }
+    }
+
+    /// A size is a whole number, never negative: at most `k` and none of 1 to `k` is 0, the
+    /// emptiness left out of the answer. (`if n == 1: ... elif n == 2: ... elif n > 2: ...`
+    /// on `topk_ids.shape[1]` otherwise left a row where no branch runs.) Added once the atoms
+    /// `n > k` and `n == 1` to `n == k` were all made, for small `k`.
+    fn close_small_size(&mut self, s: SymId) {
+        const MAX_BOUND: i64 = 8;
+        for k in 1..=MAX_BOUND {
+            if self.closed_sizes.contains(&(s, k)) {
+                continue;
+            }
+            let strict = AtomKey::Above { sym: s, bits: (k as f64).to_bits(), strict: true };
+            let at_least = AtomKey::Above { sym: s, bits: ((k + 1) as f64).to_bits(), strict: false };
+            let Some(above) = self.conds.existing(&strict).or_else(|| self.conds.existing(&at_least)) else {
+                continue;
+            };
+            let equal: Option<Vec<Cond>> =
+                (1..=k).map(|i| self.conds.existing(&AtomKey::Equals(s, Constant::Int(i)))).collect();
+            let Some(equal) = equal else { continue };
+            self.closed_sizes.insert((s, k));
+            let empty = self.equals_atom(s, &Constant::Int(0));
+            if let Some((atom, true)) = self.conds.as_literal(&empty) {
+                self.conds.mark_vacuous(atom, "the data is empty: there is nothing to scale");
+                self.conds.fix(atom, false);
+            }
+            let mut some = above.or(&empty);
+            for e in &equal {
+                some = some.or(e);
+            }
+            self.conds.constrain_about(s, &some);
+        }
     }
 
     /// `value in items` for the items that are names from outside the tree (`dtype in
@@ -2602,6 +2639,25 @@ fn names_a_size(text: &str) -> bool {
     text.ends_with(".numel()") || digits_between(".size(", ')') || digits_between(".shape[", ']')
 }
 
+/// Whether `display` names a count: a size of some data, or a name that says it counts by
+/// the usual conventions (`num_experts`, `n_shared_experts`, `self.tp_size`,
+/// `get_tensor_model_parallel_world_size()`, `args["n_share_experts_fusion"]`).
+pub fn names_a_count(display: &str) -> bool {
+    if names_a_size(display) {
+        return true;
+    }
+    let last = display.rsplit(['.', '[']).next().unwrap_or(display);
+    let name = last.trim_end_matches("()").trim_end_matches(']').trim_matches(['"', '\'']);
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return false;
+    }
+    name.starts_with("num_")
+        || name.starts_with("n_")
+        || name.ends_with("_size")
+        || name.ends_with("_count")
+        || name.ends_with("_num")
+}
+
 /// Whether `left == right` is a test under which the number of applications cannot matter:
 /// the traced value compared with 1, or data compared with emptiness (`x.shape[0] == 0`;
 /// `size`: whether `left` is the size of some data, `Interp::is_size`).
@@ -2702,4 +2758,27 @@ fn keep_shape(old: &G, new: G) -> G {
 /// The attributes a Python tuple has: `count`, `index` and the special methods.
 fn tuple_attribute(attr: &str) -> bool {
     matches!(attr, "count" | "index") || (attr.starts_with("__") && attr.ends_with("__"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_a_count;
+
+    #[test]
+    fn counts_are_named_by_convention_or_are_sizes() {
+        for count in [
+            "config.num_experts",
+            "self.n_share_experts_fusion",
+            "global_server_args_dict[\"n_share_experts_fusion\"]",
+            "get_tensor_model_parallel_world_size()",
+            "self.tp_size",
+            "topk_ids.shape[1]",
+            "x.size(0)",
+        ] {
+            assert!(names_a_count(count), "{count}");
+        }
+        for other in ["self.routed_scaling_factor", "config.hidden_act", "self.experts.quant_method", "x.shape"] {
+            assert!(!names_a_count(other), "{other}");
+        }
+    }
 }

@@ -283,6 +283,9 @@ pub struct Interp<'r, 'a> {
     abstracts: FxHashMap<(ClassId, SymId), HeapId>,
     /// The attributes written into unknown values, one object per symbol (`ObjKind::Opaque`).
     opaque: FxHashMap<SymId, HeapId>,
+    /// Sizes already known to be a whole number in `0..=k` where not above `k`, by size and
+    /// `k` (see `close_small_size`).
+    pub closed_sizes: FxHashSet<(SymId, i64)>,
     /// Module globals functions rebind (see `globals.rs`).
     pub namespaces: super::globals::Namespaces,
     /// Unknown values standing for every element of a loop's sequence (see `iterations.rs`).
@@ -504,6 +507,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             assumes,
             kernels,
             globals: FxHashMap::default(),
+            closed_sizes: Default::default(),
             namespaces: Default::default(),
             globals_in_progress: FxHashSet::default(),
             global_unbound: FxHashMap::default(),
@@ -693,6 +697,9 @@ impl<'r, 'a> Interp<'r, 'a> {
         }
         let id = self.syms.len() as SymId;
         let display = bounded_label(display, id);
+        if super::exprs::names_a_count(&display) {
+            self.conds.mark_count(id);
+        }
         self.syms.push(Sym { key: key.clone(), display, class_hint, aliases: Vec::new() });
 
         self.sym_by_key.insert(key, id);

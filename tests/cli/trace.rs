@@ -4181,3 +4181,13 @@ fn kernels_filling_views_of_a_scratch_buffer_keep_what_they_write() {
     // input: no part of the output is the unscaled input.
     assert!(out.stdout.contains("topk_weights[:, :-1].sum(dim=-1) / routed_scaling_factor"), "{}", out.stdout);
 }
+
+#[test]
+fn a_reduction_chosen_by_a_small_count_always_runs_one_branch() {
+    // `if topk_ids.shape[1] == 1: ... elif == 2: ... elif > 2: ...`: read as unrelated tests,
+    // a row where the count was at most 2 but neither 1 nor 2 left the output as allocated
+    // (NEVER). A count is a whole number, never negative: there it is 0, and left out.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.small_sizes.SmallSizesMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}

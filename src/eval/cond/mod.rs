@@ -193,6 +193,18 @@ fn linked(a: &AtomKey, va: &Cond, b: &AtomKey, vb: &Cond) -> Option<Cond> {
     }
 }
 
+/// What atom `a` says of atom `b`, both about a count (never negative; see `Conds::counts`):
+/// truthy, it is above 0. (`if num_fused_shared_experts:` in Python and a kernel's
+/// `num_fused_shared_experts > 0` are then one test, not two that may disagree.)
+fn count_linked(a: &AtomKey, va: &Cond, b: &AtomKey, vb: &Cond) -> Option<Cond> {
+    match (a, b) {
+        (AtomKey::Truthy(_), AtomKey::Above { bits, strict: true, .. }) if f64::from_bits(*bits) == 0.0 => {
+            Some(va.not().or(vb))
+        }
+        _ => None,
+    }
+}
+
 /// The group of the platform predicates (`is_cuda()`, `_is_hip`, `current_platform.is_rocm()`).
 pub const PLATFORM_GROUP: SymId = SymId::MAX;
 
@@ -260,6 +272,9 @@ pub struct Conds {
     groups: FxHashMap<SymId, Cond>,
     /// What atoms about one symbol say of each other (see `linked`), per group.
     links: FxHashMap<SymId, Cond>,
+    /// Symbols that are counts (sizes, `num_*`): a whole number when not `None`, so a truthy
+    /// one is above 0 (see `count_linked`).
+    counts: FxHashSet<SymId>,
     /// "One of these holds" for a symbol (its possible classes, an enum's members), with
     /// whether it may be `None` instead: the classes an unknown object may be say nothing of
     /// whether code tests it for `None` first. Per group, with the symbol.
@@ -315,6 +330,7 @@ impl Default for Conds {
         Conds {
             atoms: Vec::new(),
             by_key: FxHashMap::default(),
+            counts: FxHashSet::default(),
             groups: FxHashMap::default(),
             links: FxHashMap::default(),
             choices: FxHashMap::default(),
@@ -389,7 +405,14 @@ impl Conds {
                         continue;
                     }
                     let other_var = Self::var(other);
-                    for link in [linked(&key, &var, other_key, &other_var), linked(other_key, &other_var, &key, &var)] {
+                    let count = self.counts.contains(&sym);
+                    let links_of = [
+                        linked(&key, &var, other_key, &other_var),
+                        linked(other_key, &other_var, &key, &var),
+                        count.then(|| count_linked(&key, &var, other_key, &other_var)).flatten(),
+                        count.then(|| count_linked(other_key, &other_var, &key, &var)).flatten(),
+                    ];
+                    for link in links_of {
                         if let Some(link) = link {
                             links = links.and(&link);
                         }
@@ -531,6 +554,26 @@ impl Conds {
             let r = t.quantify(cond.0, vars, exists, &mut FxHashMap::default());
             (r != ABANDONED).then_some(Cond(r))
         })
+    }
+
+    /// Marks `sym` as a count: a whole number, never negative, when not `None`. Called when the
+    /// symbol is made, before atoms about it.
+    pub fn mark_count(&mut self, sym: SymId) {
+        self.counts.insert(sym);
+    }
+
+    /// The condition "atom `key` holds" when that atom was made (`None`: never tested).
+    pub fn existing(&self, key: &AtomKey) -> Option<Cond> {
+        self.by_key.get(key).map(|&i| self.one_hot.get(&i).copied().unwrap_or_else(|| Self::var(i)))
+    }
+
+    /// Adds `constraint`, a fact about the value `sym` over atoms about it, to the constraints
+    /// of its group.
+    pub fn constrain_about(&mut self, sym: SymId, constraint: &Cond) {
+        let group = self.group_of(sym);
+        let links = self.links.get(&group).copied().unwrap_or(Cond(TRUE));
+        self.links.insert(group, links.and(constraint));
+        self.regroup(group);
     }
 
     /// Adds "exactly one of these holds" (for an object whose class is one of several, an
