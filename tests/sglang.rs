@@ -807,13 +807,15 @@ fn sglang_0_5_6_never_applies_the_factor_with_the_flashinfer_cutlass_runner_in_b
     let verdicts: Vec<&str> = old["rows"].as_array().unwrap().iter().map(|r| r["verdict"].as_str().unwrap()).collect();
     assert!(verdicts.contains(&"NEVER") && verdicts.contains(&"INVERSE"), "{old:#}");
     // The shared slot's division, in `biased_grouped_topk_impl` (topk.py:751) where the gate
-    // has a correction bias, and in `grouped_topk` (topk.py:604) where it has none (V2's gate).
+    // has a correction bias, in `grouped_topk` (topk.py:604) where it has none (V2's gate), and
+    // in sgl-kernel's `moe_fused_gate` (topk.py:814, its built-in model's `shared_slot`: the
+    // kernel sets the slot to the routed sum / factor) where the gate's sizes suit the kernel.
     let inverse: Vec<_> = old["rows"].as_array().unwrap().iter().filter(|r| r["verdict"] == "INVERSE").collect();
     let mut divisions: Vec<_> = inverse.iter().map(|r| row_sites(r)).collect();
     divisions.sort();
     divisions.dedup();
     let topk = |line| vec![("sglang/srt/layers/moe/topk.py".to_string(), line, -1)];
-    assert!(divisions.iter().all(|d| *d == topk(604) || *d == topk(751)), "{inverse:#?}");
+    assert!(divisions.iter().all(|d| [topk(604), topk(751), topk(814)].contains(d)), "{inverse:#?}");
     assert!(divisions.contains(&topk(751)), "{inverse:#?}");
 
     let Some(new_tree) = fetch("0.5.13") else { return };
@@ -991,7 +993,9 @@ fn sglang_0_4_6_decoder_layer_runs_its_moe_through_the_operations_executor() {
     // literal of `ServerArgs` defaults that the model runner updates from the server
     // arguments: settings, not the defaults (which left DeepEP, expert parallelism and the
     // fused shared expert out). With the shared expert fused into the top-k, its slot is
-    // weighted 1/factor (topk.py:138, 202 with a correction bias), and `op_output` makes it 1.
+    // weighted 1/factor (topk.py:138, 202 with a correction bias, and sgl-kernel's
+    // `moe_fused_gate` at topk.py:256 where the gate's sizes suit it: its built-in model's
+    // `shared_slot`), and `op_output` makes it 1.
     let Some(tree) = fetch("0.4.6.post5") else { return };
     let entry = "sglang.srt.models.deepseek_v2.DeepseekV2DecoderLayer";
     let trace = trace_on(&tree, "routed_scaling_factor", entry, "cuda", &["quant_config=None"]);
@@ -1012,7 +1016,7 @@ fn sglang_0_4_6_decoder_layer_runs_its_moe_through_the_operations_executor() {
     };
     let mut found: Vec<_> = rows.iter().map(parts).collect();
     found.sort();
-    assert_eq!(found, [fused(138), fused(202), vec![(1, vec![model.clone()])]], "{trace:#}");
+    assert_eq!(found, [fused(138), fused(202), fused(256), vec![(1, vec![model.clone()])]], "{trace:#}");
     // (Expert parallelism runs the same top-k and the same multiply: no row of its own.)
     for atom in ["enable_deepep_moe", "n_share_experts_fusion"] {
         let atom = format!("global_server_args_dict[\"{atom}\"]");
@@ -1020,6 +1024,38 @@ fn sglang_0_4_6_decoder_layer_runs_its_moe_through_the_operations_executor() {
     }
     let unresolved = trace["unresolved"].to_string();
     assert!(!unresolved.contains("is a generator: not followed"), "{unresolved}");
+}
+
+#[test]
+fn sglang_0_4_6_whole_model_scales_once_with_the_shared_expert_fused() {
+    // SGLang 0.4.6.post5, the whole model on CUDA without quantization, DeepEP or DP attention,
+    // the shared expert fused into the top-k (`n_share_experts_fusion=1`). Read in
+    // deepseek_v2.py, topk.py and fused_moe.py: the fused slot is the routed sum / factor
+    // (topk.py:138, 202, or sgl-kernel's `moe_fused_gate`), the experts run in place
+    // (`torch.ops.sglang.inplace_fused_experts(hidden_states, ...)`: a Triton kernel fills views
+    // of one scratch buffer, summed into chunks of `hidden_states`), and `op_output`
+    // multiplies once. The final norm sees the routed part scaled and the shared part not:
+    // ONCE. (Writes into the scratch views and chunks were lost: the output held the input
+    // scaled as a whole, and the norm read as taking the factor off, NEVER.)
+    let Some(tree) = fetch("0.4.6.post5") else { return };
+    let assumptions = [
+        "quant_config=None",
+        "global_server_args_dict[\"enable_deepep_moe\"]=false",
+        "global_server_args_dict[\"n_share_experts_fusion\"]=1",
+        "global_server_args_dict[\"enable_dp_lm_head\"]=false",
+        "get_attention_dp_size()=1",
+    ];
+    let entry = "sglang.srt.models.deepseek_v2.DeepseekV2ForCausalLM";
+    let trace = trace_on(&tree, "routed_scaling_factor", entry, "cuda", &assumptions);
+    assert_eq!(trace["verdict"], "ONCE", "{trace:#}");
+    let rows = trace["rows"].as_array().unwrap();
+    let slot = |row: &Value| {
+        row["parts"].as_array().unwrap().iter().any(|p| {
+            p["exponent"] == 0 && p["sites"].as_array().unwrap().iter().any(|s| s["exponent"] == -1)
+        })
+    };
+    assert_eq!(rows.len(), 3, "{trace:#}");
+    assert!(rows.iter().all(slot), "{trace:#}");
 }
 
 #[test]

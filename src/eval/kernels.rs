@@ -88,14 +88,16 @@ pub enum Applies {
     When,
 }
 
-/// "argument `arg` is truthy" (no `equals`) or "argument `arg` equals `equals`"; several tests
-/// must all hold. `default` is the value when the argument is not passed.
+/// "argument `arg` is truthy" (no `equals` nor `greater`), "argument `arg` equals `equals`" or
+/// "argument `arg` is greater than `greater`" (a count a kernel tests `> 0`); several tests must
+/// all hold. `default` is the value when the argument is not passed.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArgTest {
     pub arg: String,
     pub position: Option<usize>,
     pub equals: Option<toml::Value>,
+    pub greater: Option<toml::Value>,
     #[serde(default)]
     pub negate: bool,
     pub default: Option<toml::Value>,
@@ -156,6 +158,10 @@ impl ModelFile {
             }
             if model.shared_slot.is_some() && model.factor.is_none() {
                 return Err(format!("kernel `{callee}`: `shared_slot` needs `factor`"));
+            }
+            let mut tests = model.when.iter().chain(model.shared_slot.iter().flat_map(|slot| slot.when.iter()));
+            if let Some(test) = tests.find(|t| t.equals.is_some() && t.greater.is_some()) {
+                return Err(format!("kernel `{callee}`: the test of `{}` has both `equals` and `greater`", test.arg));
             }
             if model.applies == Some(Applies::When) && model.when.is_empty() {
                 return Err(format!("kernel `{callee}`: `applies = \"when\"` needs `when`"));

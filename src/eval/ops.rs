@@ -1493,10 +1493,12 @@ impl Interp<'_, '_> {
                     test.default.as_ref().and_then(toml_constant).map(|c| G::under(pc.clone(), Value::Const(c)))
                 })
                 .unwrap_or_else(|| G::under(pc.clone(), Value::none()));
-            let holds = match test.equals.as_ref().and_then(toml_constant) {
-                Some(expected) => {
+            let equals = test.equals.as_ref().and_then(toml_constant).map(|c| (ruff_python_ast::CmpOp::Eq, c));
+            let greater = test.greater.as_ref().and_then(toml_constant).map(|c| (ruff_python_ast::CmpOp::Gt, c));
+            let holds = match equals.or(greater) {
+                Some((op, expected)) => {
                     let expected = G::under(pc.clone(), Value::Const(expected));
-                    self.compare(&value, ruff_python_ast::CmpOp::Eq, &expected, &test.arg, "", arg_loc)
+                    self.compare(&value, op, &expected, &test.arg, "", arg_loc)
                 }
                 None => self.truthy(&value, arg_loc),
             };

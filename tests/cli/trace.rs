@@ -4191,3 +4191,19 @@ fn a_reduction_chosen_by_a_small_count_always_runs_one_branch() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
 }
+
+#[test]
+fn the_built_in_model_of_moe_fused_gate_weights_its_fused_shared_slot() {
+    // sgl-kernel's `moe_fused_gate(..., num_fused_shared_experts, routed_scaling_factor)`
+    // weights the fused shared slot by the routed sum / factor when the count is above 0;
+    // the block tests the count's truthiness. Without the slot the norm after the block read
+    // as taking the factor off (NEVER); with the slot but two unrelated tests, a row where the
+    // count was truthy but not above 0 did too. ONCE, the slot's part at exponent 0.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.fused_gate_slot.FusedGateSlotMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let json = out.json();
+    let slot = json["rows"].as_array().unwrap().iter().flat_map(|r| r["parts"].as_array().unwrap()).any(|p| {
+        p["exponent"] == 0 && p["sites"].as_array().unwrap().iter().any(|s| s["kind"] == "delegated" && s["exponent"] == -1)
+    });
+    assert!(slot, "{}", out.stdout);
+}
