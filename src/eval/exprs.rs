@@ -905,20 +905,26 @@ impl Interp<'_, '_> {
         }
         if let (Value::Sym(s), Eq | In | Lt | LtE | Gt | GtE) = (left, base) {
             if self.is_size(left, left_text) {
-                self.close_small_size(*s);
+                self.close_small_count(*s, true);
+            } else if self.conds.is_count(*s) {
+                self.close_small_count(*s, false);
             }
         }
         if negated { holds.not() } else { holds }
     }
 
-    /// A size is a whole number, never negative: at most `k` and none of 1 to `k` is 0, the
-    /// emptiness left out of the answer. (`if n == 1: ... elif n == 2: ... elif n > 2: ...`
-    /// on `topk_ids.shape[1]` otherwise left a row where no branch runs.) Added once the atoms
-    /// `n > k` and `n == 1` to `n == k` were all made, for small `k`.
-    fn close_small_size(&mut self, s: SymId) {
+    /// A count is a whole number, never negative: at most `k` and none of 1 to `k`, it is 0
+    /// (or, for a count that is not a size of data, `None`). For a size of data, 0 is the
+    /// emptiness left out of the answer (`if n == 1: ... elif n == 2: ... elif n > 2: ...` on
+    /// `topk_ids.shape[1]` otherwise left a row where no branch runs); for another count,
+    /// `n > 0` and `n == 0` are all there is besides `None` (vLLM's `zero_expert_num != 0`
+    /// beside `zero_expert_num > 0` otherwise left a negative count). Added once the atoms
+    /// `n > k` and `n == 1` to `n == k` (and, for a count, `n == 0`) were all made, for small
+    /// `k`.
+    fn close_small_count(&mut self, s: SymId, size: bool) {
         const MAX_BOUND: i64 = 8;
-        for k in 1..=MAX_BOUND {
-            if self.closed_sizes.contains(&(s, k)) {
+        for k in 0..=MAX_BOUND {
+            if self.closed_counts.contains(&(s, k)) {
                 continue;
             }
             let strict = AtomKey::Above { sym: s, bits: (k as f64).to_bits(), strict: true };
@@ -929,13 +935,20 @@ impl Interp<'_, '_> {
             let equal: Option<Vec<Cond>> =
                 (1..=k).map(|i| self.conds.existing(&AtomKey::Equals(s, Constant::Int(i)))).collect();
             let Some(equal) = equal else { continue };
-            self.closed_sizes.insert((s, k));
-            let empty = self.equals_atom(s, &Constant::Int(0));
-            if let Some((atom, true)) = self.conds.as_literal(&empty) {
-                self.conds.mark_vacuous(atom, "the data is empty: there is nothing to scale");
-                self.conds.fix(atom, false);
-            }
-            let mut some = above.or(&empty);
+            let zero = if size {
+                let empty = self.equals_atom(s, &Constant::Int(0));
+                if let Some((atom, true)) = self.conds.as_literal(&empty) {
+                    self.conds.mark_vacuous(atom, "the data is empty: there is nothing to scale");
+                    self.conds.fix(atom, false);
+                }
+                empty
+            } else {
+                // The code tested `n == 0` itself, or there is nothing to close.
+                let Some(zero) = self.conds.existing(&AtomKey::Equals(s, Constant::Int(0))) else { continue };
+                zero.or(&self.equals_atom(s, &Constant::None))
+            };
+            self.closed_counts.insert((s, k));
+            let mut some = above.or(&zero);
             for e in &equal {
                 some = some.or(e);
             }

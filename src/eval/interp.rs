@@ -283,9 +283,9 @@ pub struct Interp<'r, 'a> {
     abstracts: FxHashMap<(ClassId, SymId), HeapId>,
     /// The attributes written into unknown values, one object per symbol (`ObjKind::Opaque`).
     opaque: FxHashMap<SymId, HeapId>,
-    /// Sizes already known to be a whole number in `0..=k` where not above `k`, by size and
-    /// `k` (see `close_small_size`).
-    pub closed_sizes: FxHashSet<(SymId, i64)>,
+    /// Counts already known to be a whole number in `0..=k` where not above `k`, by count and
+    /// `k` (see `close_small_count`).
+    pub closed_counts: FxHashSet<(SymId, i64)>,
     /// Module globals functions rebind (see `globals.rs`).
     pub namespaces: super::globals::Namespaces,
     /// Unknown values standing for every element of a loop's sequence (see `iterations.rs`).
@@ -507,7 +507,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             assumes,
             kernels,
             globals: FxHashMap::default(),
-            closed_sizes: Default::default(),
+            closed_counts: Default::default(),
             namespaces: Default::default(),
             globals_in_progress: FxHashSet::default(),
             global_unbound: FxHashMap::default(),

@@ -4207,3 +4207,11 @@ fn the_built_in_model_of_moe_fused_gate_weights_its_fused_shared_slot() {
     });
     assert!(slot, "{}", out.stdout);
 }
+
+#[test]
+fn a_count_is_above_zero_zero_or_none() {
+    // `if n is not None and n > 0: ... elif n is None or n == 0: ...` on a count: read as
+    // unrelated tests, a negative count took neither branch (NEVER). A count is never below 0.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.count_signs.CountSignsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}

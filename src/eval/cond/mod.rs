@@ -562,6 +562,11 @@ impl Conds {
         self.counts.insert(sym);
     }
 
+    /// Whether `sym` was marked a count (see `mark_count`).
+    pub fn is_count(&self, sym: SymId) -> bool {
+        self.counts.contains(&sym)
+    }
+
     /// The condition "atom `key` holds" when that atom was made (`None`: never tested).
     pub fn existing(&self, key: &AtomKey) -> Option<Cond> {
         self.by_key.get(key).map(|&i| self.one_hot.get(&i).copied().unwrap_or_else(|| Self::var(i)))
