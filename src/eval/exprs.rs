@@ -2045,7 +2045,16 @@ impl Interp<'_, '_> {
         };
         let Some(Expr::Slice(range)) = first else { return false };
         let Some(lower) = range.lower.as_deref() else { return false };
-        if self.loop_elements.is_empty() {
+        // (Evaluated again, so only names, attributes, numbers and arithmetic on them: no call.)
+        fn plain(e: &Expr) -> bool {
+            match e {
+                Expr::Name(_) | Expr::NumberLiteral(_) => true,
+                Expr::Attribute(a) => plain(&a.value),
+                Expr::BinOp(b) => plain(&b.left) && plain(&b.right),
+                _ => false,
+            }
+        }
+        if self.loop_elements.is_empty() || !plain(lower) {
             return false;
         }
         let start = self.eval(frame, lower, pc);
