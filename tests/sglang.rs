@@ -1050,9 +1050,11 @@ fn sglang_0_4_6_whole_model_scales_once_with_the_shared_expert_fused() {
     assert_eq!(trace["verdict"], "ONCE", "{trace:#}");
     let rows = trace["rows"].as_array().unwrap();
     let slot = |row: &Value| {
-        row["parts"].as_array().unwrap().iter().any(|p| {
-            p["exponent"] == 0 && p["sites"].as_array().unwrap().iter().any(|s| s["exponent"] == -1)
-        })
+        row["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["exponent"] == 0 && p["sites"].as_array().unwrap().iter().any(|s| s["exponent"] == -1))
     };
     assert_eq!(rows.len(), 3, "{trace:#}");
     assert!(rows.iter().all(slot), "{trace:#}");

@@ -2058,8 +2058,7 @@ impl Interp<'_, '_> {
             return false;
         }
         let start = self.eval(frame, lower, pc);
-        !start.is_empty()
-            && start.iter().all(|(_, v)| matches!(v, Value::Sym(s) if self.loop_element_of(*s).is_some()))
+        !start.is_empty() && start.iter().all(|(_, v)| matches!(v, Value::Sym(s) if self.loop_element_of(*s).is_some()))
     }
 
     /// `a if test else b`: each arm under its side of the test (the locals whose tensor an arm

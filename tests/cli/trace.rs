@@ -4203,7 +4203,8 @@ fn the_built_in_model_of_moe_fused_gate_weights_its_fused_shared_slot() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     let json = out.json();
     let slot = json["rows"].as_array().unwrap().iter().flat_map(|r| r["parts"].as_array().unwrap()).any(|p| {
-        p["exponent"] == 0 && p["sites"].as_array().unwrap().iter().any(|s| s["kind"] == "delegated" && s["exponent"] == -1)
+        p["exponent"] == 0
+            && p["sites"].as_array().unwrap().iter().any(|s| s["kind"] == "delegated" && s["exponent"] == -1)
     });
     assert!(slot, "{}", out.stdout);
 }
