@@ -556,12 +556,9 @@ impl Interp<'_, '_> {
     /// A device kernel's arguments without the data it cannot read in this launch: a
     /// parameter read only under compile-time flags the launch turns off
     /// (`device::live_names`). Its data takes no part in what the kernel computes.
-    /// Also where the arguments it stores through were passed (see `device::stored_params`).
-    fn without_dead_inputs(&mut self, facts: &crate::index::FunctionFacts, mut args: Args) -> (Args, Vec<Loc>) {
+    fn without_dead_inputs(&mut self, facts: &crate::index::FunctionFacts, mut args: Args) -> Args {
         let module = self.index.file(facts.file).ast();
-        let Some(Stmt::FunctionDef(def)) = stmt_with_range(&module.body, facts.range) else {
-            return (args, Vec::new());
-        };
+        let Some(Stmt::FunctionDef(def)) = stmt_with_range(&module.body, facts.range) else { return args };
         let params = &facts.params;
         let constant = |g: &G| match g.single() {
             Some(Value::Const(c)) => Some(super::cond::constant_truthy(c)),
@@ -584,21 +581,6 @@ impl Interp<'_, '_> {
         }
         let live = super::device::live_names(def, &flags);
         let flow = super::device::data_params(def, &flags);
-        let stored_params = super::device::stored_params(def, &flags);
-        // (A pointer it stores through is a tensor, known as one or not: `batch.gathered_buffer`.)
-        let is_tensor =
-            |g: &G| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor) || matches!(v, Value::Sym(_)));
-        let mut stored: Vec<Loc> = Vec::new();
-        for (i, arg) in args.positional.iter().enumerate() {
-            if params.get(i).is_some_and(|p| stored_params.contains(&p.name)) && is_tensor(&arg.value) {
-                stored.extend(arg.loc);
-            }
-        }
-        for (name, arg) in &args.keywords {
-            if stored_params.contains(name) && is_tensor(&arg.value) {
-                stored.extend(arg.loc);
-            }
-        }
         // Not read in this launch, or read only to address or mask other data (indices), or
         // only written (what a buffer held before the kernel filled it). (What the kernel
         // writes lands in its buffer arguments by the call's syntax: `writable_buffer`.)
@@ -614,7 +596,7 @@ impl Interp<'_, '_> {
                 arg.value = none.clone();
             }
         }
-        (args, stored)
+        args
     }
 
     /// Whether the unknown value `s` is (an attribute of) what a callee outside the tree
@@ -899,23 +881,8 @@ impl Interp<'_, '_> {
                 .all_values()
                 .any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced())))
         {
-            let (args, stored) = self.without_dead_inputs(&facts, args);
-            let result = self.call_external(&path, receiver, args, pc, loc);
-            // What it computes lands in the tensors it stores through, whatever they are (a
-            // fresh buffer or one handed down: `memcpy_triton(dst, src, ...)` into a slice of
-            // a batch's gathered buffer).
-            let mut written = G::empty();
-            for (c, v) in result.iter() {
-                if matches!(v, Value::Num(n) if n.tensor) {
-                    written.push(&self.conds, *c, v.clone());
-                }
-            }
-            if !written.is_empty() {
-                for at in stored {
-                    self.out_writes.push((at, written.clone(), *pc));
-                }
-            }
-            return result;
+            let args = self.without_dead_inputs(&facts, args);
+            return self.call_external(&path, receiver, args, pc, loc);
         }
         if !self.worth_evaluating(func, receiver.as_ref(), &args) {
             return self.skipped_call(func, receiver, args, pc, loc);
@@ -1528,9 +1495,7 @@ impl Interp<'_, '_> {
         let mut buffers: Vec<bool> = vec![false; params.len()];
         // The parameter each argument location binds (for arguments that are one tensor).
         let mut bound_at: Vec<(Loc, usize)> = Vec::new();
-        // (An unknown value handed in may be a tensor too: one the body writes into in place is.)
-        let is_tensor =
-            |g: &G| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor) || matches!(v, Value::Sym(_)));
+        let is_tensor = |g: &G| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor));
         let mut extra_positional: Vec<G> = Vec::new();
         let mut extra_keywords: Vec<(Rc<str>, G)> = Vec::new();
         let positional = crate::index::positional_slots(&params);

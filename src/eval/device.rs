@@ -483,43 +483,6 @@ pub fn live_names(def: &ast::StmtFunctionDef, flags: &FxHashMap<Name, bool>) -> 
     live.read
 }
 
-/// The parameters a kernel stores through (`tl.store(c_ptr + offs, acc)`,
-/// `tl.atomic_add(ptr, value)`), in the code the flags leave live: the buffers it fills.
-pub fn stored_params(def: &ast::StmtFunctionDef, flags: &FxHashMap<Name, bool>) -> FxHashSet<Name> {
-    struct Stores<'a, 'f> {
-        flags: &'f FxHashMap<Name, bool>,
-        pointers: Vec<&'a Expr>,
-    }
-    impl<'a> Visitor<'a> for Stores<'a, '_> {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
-            if let Stmt::If(node) = stmt {
-                for (_, body) in live_clauses(node, self.flags) {
-                    self.visit_body(body);
-                }
-                return;
-            }
-            walk_stmt(self, stmt);
-        }
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Call(call) = expr {
-                let name = device_call_name(call);
-                if matches!(name, Some("store")) || name.is_some_and(|n| n.starts_with("atomic_")) {
-                    self.pointers.extend(call.arguments.args.first());
-                }
-            }
-            walk_expr(self, expr);
-        }
-    }
-    let locals = kernel_locals(def);
-    let mut stores = Stores { flags, pointers: Vec::new() };
-    stores.visit_body(&def.body);
-    let mut bases = Vec::new();
-    for pointer in stores.pointers {
-        pointer_bases(pointer, &locals.pointers, &mut bases);
-    }
-    bases.into_iter().collect()
-}
-
 /// The parameters whose data a kernel's stores are computed from, in the code the flags leave
 /// live (see [`live_names`]): followed back from the values stored (`tl.store(ptr, value)`,
 /// `tl.atomic_add(ptr, value)`) through assignments to the pointers loaded (`tl.load(ptr)`).

@@ -1091,15 +1091,10 @@ impl Interp<'_, '_> {
             self.index.function(func).params.iter().map(|p| p.name.clone()).filter(|n| n.as_str() != "self").collect();
         let mut finder = ParameterWrites { names: params, writes: false, handed_to: Vec::new() };
         self.visit_body(func, &mut finder);
-        let mut found = finder.writes || self.kernel_stores_through_a_parameter(func);
+        let mut found = finder.writes;
         if !found && !finder.handed_to.is_empty() {
             let ctx = Ctx::function(func);
             'calls: for callee in &finder.handed_to {
-                // A kernel launch, `kernel[grid](...)`, calls the kernel.
-                let callee = match callee {
-                    Expr::Subscript(launch) => launch.value.as_ref(),
-                    other => other,
-                };
                 for resolved in self.resolver.resolve(&ctx, callee) {
                     if let Def::Function(f) = resolved.def {
                         if self.writes_into_parameter(f, depth + 1) {
@@ -1113,22 +1108,6 @@ impl Interp<'_, '_> {
         self.relevance.in_progress.remove(&func);
         self.relevance.parameter_writers.insert(func, found);
         found
-    }
-
-    /// Whether `func` is a device kernel (`@triton.jit`) that stores through one of its
-    /// parameters (`tl.store(dst_ptr + offs, ...)`): it fills a tensor it is handed.
-    fn kernel_stores_through_a_parameter(&self, func: FuncId) -> bool {
-        if !super::calls::is_device_kernel(self.index.function(func)) {
-            return false;
-        }
-        let module = self.index.file(func.file).ast();
-        let range = self.index.function(func).range;
-        match crate::syntax::stmt_with_range(&module.body, range) {
-            Some(Stmt::FunctionDef(def)) => {
-                !super::device::stored_params(def, &rustc_hash::FxHashMap::default()).is_empty()
-            }
-            _ => false,
-        }
     }
 
     /// Whether `func` declares a name `nonlocal` in its own body (not in a function nested in
