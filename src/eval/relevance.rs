@@ -2248,8 +2248,8 @@ fn is_boolean_decision(def: &ast::StmtFunctionDef) -> bool {
     suite(&def.body, &mut 0, &fact)
 }
 
-/// Whether `expr` tests facts only: comparisons and boolean combinations of names, attributes,
-/// items and literals; with `calls`, also calls without arguments (`self.kernel_cls.is_monolithic()`)
+/// Whether `expr` tests facts only: comparisons and boolean combinations of names, attributes
+/// and literals; with `calls`, also calls without arguments (`self.kernel_cls.is_monolithic()`)
 /// and `getattr`/`hasattr`/`isinstance` of facts.
 fn is_fact(expr: &Expr, calls: bool) -> bool {
     let fact = |e: &Expr| is_fact(e, calls);
@@ -2262,8 +2262,6 @@ fn is_fact(expr: &Expr, calls: bool) -> bool {
         Expr::List(l) => l.elts.iter().all(fact),
         Expr::Name(_) => true,
         Expr::Attribute(a) => fact(&a.value),
-        // An item of a fact (`hidden_states.shape[0]`, `args["mode"]`).
-        Expr::Subscript(s) => fact(&s.value) && fact(&s.slice),
         Expr::Call(call) if calls => {
             call.arguments.keywords.is_empty()
                 && call.arguments.args.iter().all(fact)

@@ -4137,13 +4137,16 @@ fn a_predicate_helper_tested_beside_a_flag_is_the_same_atom_wherever_it_is_teste
 }
 
 #[test]
-fn a_predicate_on_an_item_of_the_data_shape_is_evaluated() {
-    // `return mode is not None and not mode.is_idle() and hidden_states.shape[0] > 0` tests
-    // facts only (`shape[0]` an item of one): evaluated, its atoms are what it tests.
+fn a_predicate_on_the_data_shape_is_one_atom_named_after_its_call() {
+    // `return mode is not None and not mode.is_idle() and hidden_states.shape[0] > 0` is not
+    // evaluated (an item of data is not a fact: evaluating such helpers cost the V4 benchmark
+    // 3 s and widened conditions elsewhere); its call, tested alone and beside a flag, is one
+    // atom named after the call: ONCE.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.token_predicate.TokenPredicateMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
-    assert!(out.stdout.contains("mode.is_idle()"), "{}", out.stdout);
-    assert!(!out.stdout.contains("has_tokens(mode, hidden_states)"), "{}", out.stdout);
+    let json = out.json();
+    let atoms: Vec<&str> = json["atoms"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
+    assert_eq!(atoms, ["has_tokens(mode, hidden_states)"], "{}", out.stdout);
 }
 
 #[test]
