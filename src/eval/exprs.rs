@@ -919,11 +919,14 @@ impl Interp<'_, '_> {
     /// `topk_ids.shape[1]` otherwise left a row where no branch runs); for another count,
     /// `n > 0` and `n == 0` are all there is besides `None` (vLLM's `zero_expert_num != 0`
     /// beside `zero_expert_num > 0` otherwise left a negative count). Added once the atoms
-    /// `n > k` and `n == 1` to `n == k` (and, for a count, `n == 0`) were all made, for small
-    /// `k`.
+    /// `n > k` and `n == 1` to `n == k` were all made, for a size and small `k`; for another
+    /// count once `n > 0` and `n == 0` were.
     fn close_small_count(&mut self, s: SymId, size: bool) {
         const MAX_BOUND: i64 = 8;
-        for k in 0..=MAX_BOUND {
+        // (A count that is not a size of data is closed at 0 only: `n > 0`, `n == 0` or `None`.
+        // Closed at every bound, its `None` atoms and constraints cost more than they gave.)
+        let bounds = if size { 1..=MAX_BOUND } else { 0..=0 };
+        for k in bounds {
             if self.closed_counts.contains(&(s, k)) {
                 continue;
             }
