@@ -234,5 +234,10 @@ mod tests {
         let returns_only = format!("{head}params = [\"x\"]\nreturns = [{{ from = [\"x\"] }}]\n{slot}");
         assert!(load(&returns_only).unwrap_err().contains("`shared_slot` needs `factor`"));
         assert!(load(&format!("{head}factor = {{ name = \"f\" }}\napplies = \"never\"\n{slot}")).is_ok());
+        // A test is truthiness, an equality or a comparison: not two at once.
+        let when = |test: &str| format!("{head}factor = {{ name = \"f\" }}\napplies = \"when\"\nwhen = [{test}]\n");
+        assert!(load(&when("{ arg = \"n\", greater = 0 }")).is_ok());
+        let both = when("{ arg = \"n\", equals = 1, greater = 0 }");
+        assert!(load(&both).unwrap_err().contains("both `equals` and `greater`"));
     }
 }
