@@ -895,12 +895,9 @@ impl Interp<'_, '_> {
         if base == Eq {
             let size = self.is_size(left, left_text);
             if let Some(why) = vacuous_test(left, right, size) {
-                if let Some((atom, true)) = self.conds.as_literal(&holds) {
-                    // Those configurations are left out of the answer: their branches are
-                    // not evaluated either (an empty batch's early return, `if v != 1:`).
-                    self.conds.mark_vacuous(atom, why);
-                    self.conds.fix(atom, false);
-                }
+                // Those configurations are left out of the answer: their branches are not
+                // evaluated either (an empty batch's early return, `if v != 1:`).
+                self.leave_out(&holds, why);
             }
         }
         if let (Value::Sym(s), Eq | In | Lt | LtE | Gt | GtE) = (left, base) {
@@ -911,6 +908,15 @@ impl Interp<'_, '_> {
             }
         }
         if negated { holds.not() } else { holds }
+    }
+
+    /// Leaves the configurations where the atom `holds` stands for holds out of the answer
+    /// (`why`: shown with it), and fixes it false so their branches are not evaluated.
+    pub(super) fn leave_out(&mut self, holds: &Cond, why: &'static str) {
+        if let Some((atom, true)) = self.conds.as_literal(holds) {
+            self.conds.mark_vacuous(atom, why);
+            self.conds.fix(atom, false);
+        }
     }
 
     /// A count is a whole number, never negative: at most `k` and none of 1 to `k`, it is 0
@@ -940,10 +946,7 @@ impl Interp<'_, '_> {
             let Some(equal) = equal else { continue };
             let zero = if size {
                 let empty = self.equals_atom(s, &Constant::Int(0));
-                if let Some((atom, true)) = self.conds.as_literal(&empty) {
-                    self.conds.mark_vacuous(atom, "the data is empty: there is nothing to scale");
-                    self.conds.fix(atom, false);
-                }
+                self.leave_out(&empty, EMPTY_DATA);
                 empty
             } else {
                 // The code tested `n == 0` itself, or there is nothing to close.
@@ -2682,6 +2685,9 @@ pub fn names_a_count(display: &str) -> bool {
         || name.ends_with("_num")
 }
 
+/// Why configurations where some data is empty are left out of the answer.
+const EMPTY_DATA: &str = "the data is empty: there is nothing to scale";
+
 /// Whether `left == right` is a test under which the number of applications cannot matter:
 /// the traced value compared with 1, or data compared with emptiness (`x.shape[0] == 0`;
 /// `size`: whether `left` is the size of some data, `Interp::is_size`).
@@ -2694,7 +2700,7 @@ fn vacuous_test(left: &Value, right: &Value, size: bool) -> Option<&'static str>
         return Some("the value is 1: applying it any number of times gives the same result");
     }
     if size && matches!(right, Value::Const(Constant::Int(0))) {
-        return Some("the data is empty: there is nothing to scale");
+        return Some(EMPTY_DATA);
     }
     None
 }

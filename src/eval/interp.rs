@@ -851,10 +851,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             Value::Num(n) if !n.tensor && n.carries_traced() => {
                 let name = self.traced.name.to_string();
                 let falsy = self.atom(AtomKey::Test(format!("not bool({name})")), || format!("not {name}"));
-                if let Some((atom, true)) = self.conds.as_literal(&falsy) {
-                    self.conds.mark_vacuous(atom, "the value is 0 or None: there is nothing to apply");
-                    self.conds.fix(atom, false);
-                }
+                self.leave_out(&falsy, "the value is 0 or None: there is nothing to apply");
                 falsy.not()
             }
             Value::Num(_) | Value::Unknown(_) => {
