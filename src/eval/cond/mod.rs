@@ -298,6 +298,8 @@ pub struct Conds {
     raising_seen: rustc_hash::FxHashSet<Cond>,
     /// The link keys of each raise's atoms (see [`Conds::without_raising`]), as far as computed.
     raising_links: RefCell<Vec<Vec<u64>>>,
+    /// The disjunction of each set of raises taken out (see [`Conds::without_raising_within`]).
+    raised_unions: RefCell<FxHashMap<Vec<u32>, Cond>>,
     /// Atoms under which the number of applications cannot matter (the traced value equals 1,
     /// the data is empty), with why.
     vacuous: Vec<(usize, &'static str)>,
@@ -323,6 +325,12 @@ pub struct Conds {
     assumptions_break_a_group: std::cell::Cell<Option<(u32, bool)>>,
 }
 
+/// Why a disjunction of raises was not made: past the node budget, or too large (widened).
+enum UnionStopped {
+    OverBudget,
+    Widened,
+}
+
 impl Default for Conds {
     /// A fresh table: conditions from an earlier trace on this thread are no longer valid.
     fn default() -> Self {
@@ -342,6 +350,7 @@ impl Default for Conds {
             raised_at_seen: rustc_hash::FxHashSet::default(),
             raising_seen: rustc_hash::FxHashSet::default(),
             raising_links: RefCell::default(),
+            raised_unions: RefCell::default(),
             vacuous: Vec::new(),
             overflowed: false,
             one_hot: FxHashMap::default(),
@@ -849,13 +858,8 @@ impl Conds {
             // Everywhere the constraints and `care` allow.
             return Some(vec![Vec::new()]);
         }
-        let cube_of = |lits: &[(usize, bool)]| {
-            let mut cube = self.truth();
-            for &(atom, holds) in lits {
-                cube = cube.and(&self.literal_cond(atom, holds));
-            }
-            cube
-        };
+        // The same question of `small` and a product's literals, without conjoining them.
+        let allowed_with = |small: &Cond, lits: &[(usize, bool)]| self.meets_under([constraints, *care, *small], lits);
         let mut out: Vec<Vec<(usize, bool)>> = Vec::new();
         // Drops the literals of a product that the others make redundant, from the first on.
         let prime = |lits: &mut Vec<(usize, bool)>| {
@@ -863,7 +867,7 @@ impl Conds {
             while i < lits.len() && lits.len() > 1 {
                 let mut without = lits.clone();
                 without.remove(i);
-                if allowed(&cube_of(&without).and(&outside)) {
+                if allowed_with(&outside, &without) {
                     i += 1;
                 } else {
                     lits.remove(i);
@@ -876,7 +880,7 @@ impl Conds {
             // `not (x == "a") and not (x == "b")` where `x` can only be "c" or "d" there reads
             // as `x == "c"` or `x == "d"`: the equalities it implies go last, so the negations
             // go first.
-            match self.implied_equalities(&lits, &allowed).as_slice() {
+            match self.implied_equalities(&lits, &|lits| allowed_with(&self.truth(), lits)).as_slice() {
                 [] => {
                     lits.sort();
                     out.push(lits);
@@ -895,32 +899,38 @@ impl Conds {
         out.sort();
         out.dedup();
         // Drop products covered by the others; infeasible ones first.
-        out.retain(|lits| allowed(&cube_of(lits)));
-        let mut i = 0;
-        while i < out.len() && out.len() > 1 {
-            let mut others = self.falsity();
-            for (j, lits) in out.iter().enumerate() {
-                if j != i {
-                    others = others.or(&cube_of(lits));
-                }
-            }
-            if allowed(&cube_of(&out[i]).and(&others.not())) {
-                i += 1;
-            } else {
-                out.remove(i);
-            }
+        out.retain(|lits| allowed_with(&self.truth(), lits));
+        // (The others of each: those kept before it and all after it, each side's disjunction
+        // made once rather than for every product.)
+        let cubes: Vec<Cond> = out.iter().map(|lits| self.cube(lits)).collect();
+        let mut after = vec![self.falsity(); cubes.len() + 1];
+        for i in (0..cubes.len()).rev() {
+            after[i] = after[i + 1].or(&cubes[i]);
         }
+        let total = out.len();
+        let mut kept: Vec<Vec<(usize, bool)>> = Vec::new();
+        let mut kept_before = self.falsity();
+        for (i, lits) in std::mem::take(&mut out).into_iter().enumerate() {
+            let left = kept.len() + total - i;
+            if left > 1 && !allowed_with(&kept_before.or(&after[i + 1]).not(), &lits) {
+                continue;
+            }
+            kept_before = kept_before.or(&cubes[i]);
+            kept.push(lits);
+        }
+        out = kept;
         (out.len() <= MAX_PRODUCTS).then_some(out)
     }
 
     /// The equalities of a value that a product only negates equalities of, one of which the
     /// product implies among the configurations `care`: at most as many as it negates (the
     /// positive form is then no longer), none otherwise.
-    fn implied_equalities(&self, lits: &[(usize, bool)], allowed: &dyn Fn(&Cond) -> bool) -> Vec<usize> {
-        let mut cube = self.truth();
-        for &(atom, holds) in lits {
-            cube = cube.and(&self.literal_cond(atom, holds));
-        }
+    fn implied_equalities(&self, lits: &[(usize, bool)], allowed: &dyn Fn(&[(usize, bool)]) -> bool) -> Vec<usize> {
+        let and_holds = |atom: usize| {
+            let mut more = lits.to_vec();
+            more.push((atom, true));
+            more
+        };
         let mut done: Vec<SymId> = Vec::new();
         for &(atom, holds) in lits {
             let AtomKey::Equals(sym, _) = &self.atoms[atom].key else { continue };
@@ -932,15 +942,13 @@ impl Conds {
             let negated = lits.iter().filter(|&&(a, _)| of_sym(a)).count();
             let candidates: Vec<usize> = (0..self.atoms.len())
                 .filter(|&a| of_sym(a) && !lits.iter().any(|(l, _)| *l == a))
-                .filter(|&a| allowed(&cube.and(&self.literal_cond(a, true))))
+                .filter(|&a| allowed(&and_holds(a)))
                 .collect();
             if candidates.is_empty() || candidates.len() > negated {
                 continue;
             }
-            let mut none = cube;
-            for &a in &candidates {
-                none = none.and(&self.literal_cond(a, false));
-            }
+            let mut none = lits.to_vec();
+            none.extend(candidates.iter().map(|&a| (a, false)));
             if !allowed(&none) {
                 return candidates;
             }
@@ -1156,6 +1164,24 @@ impl Conds {
         crate::resolve::negate(display)
     }
 
+    /// The conjunction of literals `(atom, holds)`.
+    pub fn cube(&self, lits: &[(usize, bool)]) -> Cond {
+        let lits: Vec<(u32, bool)> = lits.iter().map(|&(atom, holds)| (atom as u32, holds)).collect();
+        Cond(with(|t| t.cube_of_literals(&lits)))
+    }
+
+    /// Whether the three conditions and the literals `(atom, holds)` hold together somewhere
+    /// (`false` when an atom is asked both ways), without building a node.
+    pub fn meets_under(&self, ops: [Cond; 3], lits: &[(usize, bool)]) -> bool {
+        let mut fixed: Vec<(u32, bool)> = lits.iter().map(|&(atom, holds)| (atom as u32, holds)).collect();
+        fixed.sort_unstable();
+        fixed.dedup();
+        if fixed.windows(2).any(|w| w[0].0 == w[1].0) {
+            return false;
+        }
+        with(|t| t.intersects3_under(ops.map(|c| c.0), &fixed))
+    }
+
     /// The condition that atom `index` has value `holds`.
     pub fn literal_cond(&self, index: usize, holds: bool) -> Cond {
         let var = Self::var(index);
@@ -1293,76 +1319,104 @@ impl Conds {
     /// until then stay in the table).
     pub fn without_raising_within(&self, cond: &Cond, budget: usize) -> Option<Cond> {
         let start = node_count();
+        let over = || node_count().saturating_sub(start) > budget;
+        let taken = self.raises_linked_to(cond);
+        if taken.is_empty() {
+            return Some(*cond);
+        }
+        // The raises taken out are gathered in one disjunction and conjoined once: conjoining
+        // them one by one made a new diagram of `cond`'s size for each (most of a large
+        // report's nodes). Rows of one report take out sets of raises that mostly overlap:
+        // the disjunction is made over a fixed binary split of the raises, each part's kept
+        // (a running disjunction rebuilt its growing diagram at every raise).
+        let span = self.raising.len().next_power_of_two() as u32;
+        let union = match self.union_of_raises(&taken, 0, span, &over) {
+            Ok(union) => Some(union),
+            Err(UnionStopped::OverBudget) => return None,
+            Err(UnionStopped::Widened) => None,
+        };
+        if let Some(union) = union {
+            return Some(cond.and(&union.not()));
+        }
+        // Where the disjunction is too large, they are conjoined one by one.
+        let mut out = *cond;
+        for &i in &taken {
+            if over() {
+                return None;
+            }
+            out = out.and(&self.raising[i as usize].not());
+            if out.is_false() {
+                break;
+            }
+        }
+        Some(out)
+    }
+
+    /// The disjunction of the raises `part` (sorted), all within `[lo, lo + span)`, made from
+    /// the disjunctions of its halves' raises, each kept by the set it is of.
+    fn union_of_raises(&self, part: &[u32], lo: u32, span: u32, over: &dyn Fn() -> bool) -> Result<Cond, UnionStopped> {
+        match part {
+            [] => return Ok(self.falsity()),
+            [one] => return Ok(self.raising[*one as usize]),
+            _ => {}
+        }
+        if let Some(union) = self.raised_unions.borrow().get(part) {
+            return Ok(*union);
+        }
+        let half = span / 2;
+        let split = part.partition_point(|&i| i < lo + half);
+        let left = self.union_of_raises(&part[..split], lo, half, over)?;
+        let right = self.union_of_raises(&part[split..], lo + half, half, over)?;
+        if over() {
+            return Err(UnionStopped::OverBudget);
+        }
+        let before = approximated();
+        let union = left.or(&right);
+        if approximated() != before {
+            forget_approximations(before);
+            return Err(UnionStopped::Widened);
+        }
+        self.raised_unions.borrow_mut().insert(part.to_vec(), union);
+        Ok(union)
+    }
+
+    /// The raises linked to `cond` (see [`Conds::without_raising`]) that meet it, in order:
+    /// those about its atoms, then those linked to what was taken, until none is added.
+    fn raises_linked_to(&self, cond: &Cond) -> Vec<u32> {
         let mut links: FxHashSet<u64> = FxHashSet::default();
         self.add_links(cond, &mut links);
-        let mut pending: Vec<usize> = (0..self.raising.len()).collect();
         let mut supports = self.raising_links.borrow_mut();
         while supports.len() < self.raising.len() {
             let mut raise_links = FxHashSet::default();
             self.add_links(&self.raising[supports.len()], &mut raise_links);
-            supports.push(raise_links.into_iter().collect());
+            let mut raise_links: Vec<u64> = raise_links.into_iter().collect();
+            raise_links.sort_unstable();
+            supports.push(raise_links);
         }
-        // What is left is `cond and not taken`, the raises taken out gathered in one
-        // disjunction and conjoined once at the end: conjoining them one by one made a new
-        // diagram of `cond`'s size for each (most of a large report's nodes). Where the
-        // disjunction is too large, they are conjoined one by one from there on (`out`).
-        let mut taken = Cond::FALSE;
-        let mut out: Option<Cond> = None;
-        let mut left_nothing = false;
-        let mut over_budget = false;
+        let mut pending: Vec<u32> = (0..self.raising.len() as u32).collect();
+        let mut taken = Vec::new();
         loop {
-            let mut linked_any = false;
+            let mut linked_more = false;
             pending.retain(|&i| {
-                over_budget = over_budget || node_count().saturating_sub(start) > budget;
-                if over_budget {
-                    return false;
-                }
-                let raise_links = &supports[i];
+                let raise_links = &supports[i as usize];
                 // A raise about no atom raises everywhere.
                 if !raise_links.is_empty() && !raise_links.iter().any(|l| links.contains(l)) {
                     return true;
                 }
-                linked_any = true;
-                let raise = self.raising[i];
-                if left_nothing {
-                    return false;
-                }
                 // Most raises are about other configurations: testing that costs no node.
-                let meets = match out {
-                    Some(out) => out.meets(&raise),
-                    None => cond.meets(&raise) && with(|t| t.intersects3(cond.0, table::not(taken.0), raise.0)),
-                };
-                if !meets {
-                    return false;
+                if cond.meets(&self.raising[i as usize]) {
+                    linked_more |= raise_links.iter().any(|l| !links.contains(l));
+                    links.extend(raise_links.iter().copied());
+                    taken.push(i);
                 }
-                links.extend(raise_links.iter().copied());
-                match out.as_mut() {
-                    Some(out) => *out = out.and(&raise.not()),
-                    None => {
-                        let before = approximated();
-                        let wider = taken.or(&raise);
-                        if approximated() == before {
-                            taken = wider;
-                        } else {
-                            forget_approximations(before);
-                            out = Some(cond.and(&taken.not()).and(&raise.not()));
-                        }
-                    }
-                }
-                left_nothing = match out {
-                    Some(out) => out.is_false(),
-                    None => !cond.meets(&taken.not()),
-                };
                 false
             });
-            if over_budget {
-                return None;
-            }
-            if !linked_any || left_nothing {
+            if !linked_more {
                 break;
             }
         }
-        Some(out.unwrap_or_else(|| cond.and(&taken.not())))
+        taken.sort_unstable();
+        taken
     }
 
     /// The link keys of `cond`'s atoms: an atom about a value is linked to every atom about
@@ -1743,6 +1797,10 @@ mod tests {
         assert!(out.same(&row.and(&a.and(&b).not()).and(&b.and(&c.not()).not()).and(&x2)));
         // The unrelated raise on `d` leaves the row as it was there.
         assert!(conds.feasible(&out.and(&d)));
+        // Another row takes out its own set, part of it the first's (made once, kept).
+        let other = conds.without_raising(&b);
+        assert!(other.same(&b.and(&a.and(&b).not()).and(&b.and(&c.not()).not())));
+        assert!(conds.without_raising(&row).same(&out));
         // A raise everywhere leaves nothing.
         conds.raises(&conds.truth(), loc);
         assert!(conds.without_raising(&row).is_false());

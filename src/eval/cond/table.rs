@@ -201,6 +201,21 @@ impl Table {
         self.find_or_make(var, lo, hi, false)
     }
 
+    /// The conjunction of literals `(var, holds)`, built bottom-up in one pass: conjoining
+    /// them one by one walks the chain made so far at each literal (quadratic in its length).
+    /// `false` when a variable is asked both ways.
+    pub fn cube_of_literals(&mut self, lits: &[(u32, bool)]) -> u32 {
+        let mut lits = lits.to_vec();
+        lits.sort_unstable();
+        lits.dedup();
+        if lits.windows(2).any(|w| w[0].0 == w[1].0) {
+            return FALSE;
+        }
+        lits.iter()
+            .rev()
+            .fold(TRUE, |f, &(var, holds)| if holds { self.node(var, FALSE, f) } else { self.node(var, f, FALSE) })
+    }
+
     /// [`Table::node`] within the current operation's fuel: ABANDONED when the node is new and
     /// the fuel is spent. Only new nodes count: a result recomputed after the memo lost it
     /// finds its nodes made, and is not abandoned for it.
@@ -452,6 +467,40 @@ impl Table {
         let r = self.intersects3(x0, y0, z0) || self.intersects3(x1, y1, z1);
         self.meets3.insert(ops, u32::from(r), self.nodes.len());
         r
+    }
+
+    /// Whether `a and b and c` holds somewhere the literals `fixed` (sorted by variable) hold,
+    /// without building a node: [`Table::intersects3`] of the three and the conjunction of
+    /// the literals, which conjoining first made a new diagram per question (a product's
+    /// literals tried one by one left out, most of a large report's printing).
+    pub fn intersects3_under(&mut self, ops: [u32; 3], fixed: &[(u32, bool)]) -> bool {
+        let mut failed = FxHashSet::default();
+        self.search_under(ops, fixed, &mut failed)
+    }
+
+    fn search_under(&mut self, ops: [u32; 3], fixed: &[(u32, bool)], failed: &mut FxHashSet<[u32; 3]>) -> bool {
+        let var = ops.iter().map(|&o| self.var(o)).min().unwrap_or(TERMINAL_VAR);
+        // The literals above every operand's first test no longer bear on it.
+        let fixed = &fixed[fixed.partition_point(|&(v, _)| v < var)..];
+        if fixed.is_empty() || var == TERMINAL_VAR || ops.contains(&FALSE) {
+            let [a, b, c] = ops;
+            return self.intersects3(a, b, c);
+        }
+        let mut key = ops;
+        key.sort_unstable();
+        if failed.contains(&key) {
+            return false;
+        }
+        let cofactors = ops.map(|o| self.cofactors(o, var));
+        let branch = |holds: bool| cofactors.map(|(lo, hi)| if holds { hi } else { lo });
+        let found = match fixed.first() {
+            Some(&(v, holds)) if v == var => self.search_under(branch(holds), &fixed[1..], failed),
+            _ => self.search_under(branch(false), fixed, failed) || self.search_under(branch(true), fixed, failed),
+        };
+        if !found {
+            failed.insert(key);
+        }
+        found
     }
 
     /// Searches `f` for a path that every group allows (see [`PathSearch`]), without building
@@ -921,5 +970,47 @@ mod tests {
         }
         assert_eq!(again, parity);
         assert_eq!(t.node_count(), made);
+    }
+
+    #[test]
+    fn literals_are_a_cube_and_are_searched_under_without_nodes() {
+        let mut t = Table::fresh();
+        let vars: Vec<u32> = (0..6).map(|v| t.var_edge(v)).collect();
+        t.refuel();
+        // The cube built in one pass is the conjunction built literal by literal.
+        let lits = [(4, false), (1, true), (3, true)];
+        let mut by_and = TRUE;
+        for &(v, holds) in &lits {
+            let lit = if holds { vars[v as usize] } else { not(vars[v as usize]) };
+            by_and = t.and(by_and, lit);
+        }
+        assert_eq!(t.cube_of_literals(&lits), by_and);
+        assert_eq!(t.cube_of_literals(&[(2, true), (2, false)]), FALSE);
+        // Searching three conditions under literals answers as their conjunction with the
+        // cube, for every set of literals over the atoms (each absent, false or true).
+        let x = t.or(vars[0], vars[2]);
+        let y = {
+            let a = t.and(vars[1], not(vars[3]));
+            t.or(a, vars[5])
+        };
+        let z = {
+            let a = t.and(vars[2], vars[4]);
+            not(a)
+        };
+        for code in 0..3u32.pow(6) {
+            let fixed: Vec<(u32, bool)> = (0..6)
+                .filter_map(|v| match code / 3u32.pow(v) % 3 {
+                    0 => None,
+                    k => Some((v, k == 2)),
+                })
+                .collect();
+            let cube = t.cube_of_literals(&fixed);
+            let xy = t.and(x, y);
+            let xyz = t.and(xy, z);
+            let expected = t.intersects(xyz, cube);
+            let made = t.node_count();
+            assert_eq!(t.intersects3_under([x, y, z], &fixed), expected, "{fixed:?}");
+            assert_eq!(t.node_count(), made);
+        }
     }
 }
