@@ -480,6 +480,9 @@ pub struct Interp<'r, 'a> {
     pub captured_writes: Vec<(Name, G, Cond)>,
     /// The dimensions of tensors made with a given shape (see `Num::shape`).
     pub shapes: Vec<Rc<[G]>>,
+    /// Fields of objects that hold a fresh floating-point allocation (`self.gathered_buffer =
+    /// torch.zeros(...)`): a name bound to one is a buffer (see `Interp::field_buffer`).
+    pub buffer_fields: rustc_hash::FxHashSet<(u32, Name)>,
     /// The arguments of the call about to be made that are output buffers in the caller
     /// (`Frame::buffers`), by location: the parameters they bind are buffers too.
     pub buffer_args: rustc_hash::FxHashSet<Loc>,
@@ -599,6 +602,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             captured_writes: Vec::new(),
             shapes: Vec::new(),
             buffer_args: Default::default(),
+            buffer_fields: Default::default(),
             shared_args: Vec::new(),
             sessions: Default::default(),
             summaries: FxHashMap::default(),

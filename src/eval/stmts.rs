@@ -45,11 +45,18 @@ impl Interp<'_, '_> {
             }
             Stmt::Assign(assign) => match assign.targets.as_slice() {
                 [Expr::Name(name)] => self.assign_name(frame, &name.id, &assign.value, pc),
+                [target] if pairwise_names(target, &assign.value).is_some() => {
+                    let (names, values) = pairwise_names(target, &assign.value).expect("checked");
+                    self.assign_names_pairwise(frame, &names, values, pc);
+                }
                 targets => {
                     let value = self.eval(frame, &assign.value, pc);
                     let value = self.named_attribute_origin(frame, targets, &assign.value, value);
                     for target in targets {
                         self.assign_target(frame, target, value.clone(), pc);
+                    }
+                    if let [Expr::Attribute(field)] = targets {
+                        self.note_buffer_field(frame, field, &assign.value, pc);
                     }
                 }
             },
@@ -649,6 +656,24 @@ impl Interp<'_, '_> {
     /// tensor is written either way). A local of the traced name may be where it comes from
     /// (`Interp::named_origin`).
     fn assign_name(&mut self, frame: &mut Frame, name: &Name, value: &Expr, pc: &Cond) {
+        let prepared = self.prepare_name_value(frame, name, value, pc);
+        self.bind_prepared(frame, name, prepared, pc);
+    }
+
+    /// `a, b = x, y`: each name as if assigned alone (a buffer stays one, tensors of other
+    /// locals are shared), every value evaluated before any name is bound (`a, b = b, a`
+    /// swaps). SGLang's DP attention takes its gathered buffer so (`hidden_states,
+    /// local_hidden_states = (gathered_buffer, hidden_states)`) before a kernel fills it.
+    fn assign_names_pairwise(&mut self, frame: &mut Frame, names: &[&Name], values: &[Expr], pc: &Cond) {
+        let prepared: Vec<PreparedValue> =
+            names.iter().zip(values).map(|(name, value)| self.prepare_name_value(frame, name, value, pc)).collect();
+        for (name, prepared) in names.iter().zip(prepared) {
+            self.bind_prepared(frame, name, prepared, pc);
+        }
+    }
+
+    /// The value `name = value` binds, with what it says of buffers and sharing.
+    fn prepare_name_value(&mut self, frame: &mut Frame, name: &Name, value: &Expr, pc: &Cond) -> PreparedValue {
         let mut sources = Vec::new();
         let mut result = self.eval_with_sources(frame, value, pc, &mut sources);
         if *name == self.traced.name {
@@ -659,8 +684,55 @@ impl Interp<'_, '_> {
         // a buffer: a kernel or helper that fills it fills it. (Filling a view does not write
         // into the buffer it was taken from: the caches are views of one scratch buffer, each
         // filled by its own kernel.)
-        let names_buffer = writable_buffer(frame, value);
-        if is_float_allocation(value) || self.allocates_buffer(frame, value) || names_buffer {
+        let buffer = writable_buffer(frame, value)
+            || is_float_allocation(value)
+            || self.allocates_buffer(frame, value)
+            || self.field_buffer(frame, value, pc);
+        PreparedValue { result, sources, buffer }
+    }
+
+    /// `obj.field = value`: the field holds a buffer when the value is a fresh allocation (or
+    /// a buffer of this frame). SGLang's logits metadata allocates its gathered buffer so, in
+    /// one method, and the logits processor has a kernel fill it in another.
+    fn note_buffer_field(&mut self, frame: &mut Frame, field: &ast::ExprAttribute, value: &Expr, pc: &Cond) {
+        if !plain_reference(&field.value) {
+            return;
+        }
+        if !(is_float_allocation(value) || writable_buffer(frame, value) || self.allocates_buffer(frame, value)) {
+            return;
+        }
+        let name = Name::new(field.attr.as_str());
+        for (_, v) in self.eval(frame, &field.value, pc).iter() {
+            if let Value::Obj(id) = v {
+                self.buffer_fields.insert((*id, name.clone()));
+            }
+        }
+    }
+
+    /// Whether `expr` is a field holding a buffer (see `note_buffer_field`), or a view or
+    /// chunk of one.
+    fn field_buffer(&mut self, frame: &mut Frame, expr: &Expr, pc: &Cond) -> bool {
+        match expr {
+            Expr::Attribute(attr) if plain_reference(&attr.value) && !self.buffer_fields.is_empty() => {
+                let name = Name::new(attr.attr.as_str());
+                let base = self.eval(frame, &attr.value, pc);
+                base.iter()
+                    .any(|(_, v)| matches!(v, Value::Obj(id) if self.buffer_fields.contains(&(*id, name.clone()))))
+            }
+            Expr::Subscript(sub) => self.field_buffer(frame, &sub.value, pc),
+            Expr::Call(call) => match call.func.as_ref() {
+                Expr::Attribute(attr) if super::exprs::VIEWS.contains(&attr.attr.as_str()) => {
+                    self.field_buffer(frame, &attr.value, pc)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    fn bind_prepared(&mut self, frame: &mut Frame, name: &Name, prepared: PreparedValue, pc: &Cond) {
+        let PreparedValue { result, sources, buffer } = prepared;
+        if buffer {
             frame.buffers.insert(name.clone());
         } else if sources.is_empty() {
             frame.buffers.remove(name);
@@ -693,6 +765,46 @@ impl Interp<'_, '_> {
             self.assign_in_place(frame, target, result.clone(), pc);
         }
     }
+}
+
+/// Whether `expr` is a name or a chain of attributes of one (`self`, `self.metadata`): evaluated
+/// again without effects.
+fn plain_reference(expr: &Expr) -> bool {
+    match expr {
+        Expr::Name(_) => true,
+        Expr::Attribute(attr) => plain_reference(&attr.value),
+        _ => false,
+    }
+}
+
+/// What `name = value` binds (see `Interp::prepare_name_value`).
+struct PreparedValue {
+    result: G,
+    /// The locals whose tensor the value is, and where.
+    sources: Vec<(Name, Cond)>,
+    /// Whether the value is a buffer (fresh, or another name or view of one).
+    buffer: bool,
+}
+
+/// The names and values of `a, b = x, y` (a tuple or list of as many plain names on each
+/// side, none starred), in order.
+fn pairwise_names<'e>(target: &'e Expr, value: &'e Expr) -> Option<(Vec<&'e Name>, &'e [Expr])> {
+    let targets = match target {
+        Expr::Tuple(t) => &t.elts,
+        Expr::List(l) => &l.elts,
+        _ => return None,
+    };
+    let values = match value {
+        Expr::Tuple(t) => &t.elts,
+        Expr::List(l) => &l.elts,
+        _ => return None,
+    };
+    if targets.len() != values.len() || values.iter().any(|v| matches!(v, Expr::Starred(_))) {
+        return None;
+    }
+    let names =
+        targets.iter().map(|t| if let Expr::Name(n) = t { Some(&n.id) } else { None }).collect::<Option<Vec<_>>>()?;
+    Some((names, values.as_slice()))
 }
 
 /// Whether `expr` denotes a buffer a kernel may write into (a fresh buffer of this frame or

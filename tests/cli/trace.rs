@@ -4219,3 +4219,19 @@ fn a_count_is_above_zero_zero_or_none() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.count_signs.CountSignsMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
 }
+
+#[test]
+fn names_unpacked_from_a_tuple_keep_the_buffer_a_kernel_fills() {
+    // `hidden_states, local_hidden_states = (gathered_buffer, hidden_states.clone())`, then a
+    // Triton kernel copies the local tokens into the buffer (SGLang's DP attention gather).
+    // Unpacked names were not buffers: the copy was lost and the gathered output read NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.dp_gather.GatheredMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    // The buffer a field holds, allocated by another method of its object.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.dp_gather.GatheredFieldMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    // Every value of the tuple is evaluated before any name is bound: a swap swaps.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.dp_gather.SwappedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
