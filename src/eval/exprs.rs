@@ -670,6 +670,17 @@ impl Interp<'_, '_> {
         out
     }
 
+    /// `a == b` for two unknown values: an atom of its own (`text`), related to each value's
+    /// equalities with constants (`Conds::relate_equal`), so that `a == 1`, `b == 1` and
+    /// `a != b` is no configuration. SGLang 0.4.6 tests `get_attention_tp_size() == 1`,
+    /// `get_tensor_model_parallel_world_size() == 1` and the two equal; unrelated atoms made
+    /// rows of impossible examples.
+    fn unknowns_equal(&mut self, a: SymId, b: SymId, text: &str) -> Cond {
+        let equal = self.atom(AtomKey::Test(text.to_string()), || text.to_string());
+        self.conds.relate_equal(a, b, &equal);
+        equal
+    }
+
     /// `value op c` for the unknown value `s` and a number `c`: `x > c` and `x >= c` are atoms,
     /// `x <= c` and `x < c` their negations.
     fn above_atom(&mut self, s: SymId, op: CmpOp, c: &Constant, value: &Value, text: &str) -> Cond {
@@ -850,6 +861,13 @@ impl Interp<'_, '_> {
             }
             // A value is itself; a sentinel (`object()`) equals nothing else.
             (Value::Sym(a), Is | Eq, Value::Sym(b)) if a == b => self.conds.truth(),
+            (Value::Sym(a), Eq, Value::Sym(b)) => {
+                let l = self.value_label(left, left_text);
+                let r = self.value_label(right, right_text);
+                let holds = self.unknowns_equal(*a, *b, &format!("{l} == {r}"));
+                self.note_iteration_test(&holds, &[left, right]);
+                holds
+            }
             (Value::Obj(id), Is | Eq, Value::Const(_)) | (Value::Const(_), Is | Eq, Value::Obj(id))
                 if matches!(self.heap[*id as usize].kind, ObjKind::Sentinel) =>
             {

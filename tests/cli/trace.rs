@@ -4235,3 +4235,12 @@ fn names_unpacked_from_a_tuple_keep_the_buffer_a_kernel_fills() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.dp_gather.SwappedMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
 }
+
+#[test]
+fn two_unknown_values_tested_equal_agree_with_their_constants() {
+    // `attn_tp_size == world_size`, then `attn_tp_size == 1 and world_size == 1`: the second
+    // branch is unreachable. The equality was an atom unrelated to the constants' atoms: a row
+    // where both were 1 and yet not equal read NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unknowns_equal.TpEqualMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}

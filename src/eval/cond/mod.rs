@@ -298,6 +298,11 @@ pub struct Conds {
     raising_seen: rustc_hash::FxHashSet<Cond>,
     /// The link keys of each raise's atoms (see [`Conds::without_raising`]), as far as computed.
     raising_links: RefCell<Vec<Vec<u64>>>,
+    /// Pairs of unknown values tested equal to each other: the two values and the atom of
+    /// their equality (see `relate_equal`).
+    equal_pairs: Vec<(SymId, SymId, usize)>,
+    /// The pairs and constants already linked.
+    equal_links: FxHashSet<(usize, Constant)>,
     /// The disjunction of each set of raises taken out (see [`Conds::without_raising_within`]).
     raised_unions: RefCell<FxHashMap<Vec<u32>, Cond>>,
     /// Atoms under which the number of applications cannot matter (the traced value equals 1,
@@ -351,6 +356,8 @@ impl Default for Conds {
             raising_seen: rustc_hash::FxHashSet::default(),
             raising_links: RefCell::default(),
             raised_unions: RefCell::default(),
+            equal_pairs: Vec::new(),
+            equal_links: FxHashSet::default(),
             vacuous: Vec::new(),
             overflowed: false,
             one_hot: FxHashMap::default(),
@@ -438,7 +445,93 @@ impl Conds {
         if let Some(platforms) = platforms {
             self.join_platforms(index, var, platforms);
         }
+        if let AtomKey::Equals(sym, c) = &self.atoms[index].key {
+            let (sym, c) = (*sym, c.clone());
+            for pair in 0..self.equal_pairs.len() {
+                let (a, b, ..) = self.equal_pairs[pair];
+                if a == sym || b == sym {
+                    self.link_equal_at(pair, &c);
+                }
+            }
+        }
         var
+    }
+
+    /// Relates the atom `equal` ("`a == b`", two unknown values) to each value's equalities
+    /// with constants, made so far and later: both equal to a constant, they are equal; equal,
+    /// one equal to a constant is the other. The two values' groups of constraints become one
+    /// when both are first tested against one constant. (An equality only one of them was
+    /// tested against is not made for the other: an assumption may fix that one, and the
+    /// atom would stand beside it.)
+    pub fn relate_equal(&mut self, a: SymId, b: SymId, equal: &Cond) {
+        let Some((atom, true)) = self.as_literal(equal) else { return };
+        if self.equal_pairs.iter().any(|p| p.2 == atom) {
+            return;
+        }
+        self.equal_pairs.push((a, b, atom));
+        let pair = self.equal_pairs.len() - 1;
+        for c in self.equality_constants(a) {
+            self.link_equal_at(pair, &c);
+        }
+    }
+
+    /// The constraints of equality pair `pair` at the constant `c`, once both values were
+    /// tested against it (see `relate_equal`).
+    fn link_equal_at(&mut self, pair: usize, c: &Constant) {
+        let (a, b, equal) = self.equal_pairs[pair];
+        let (Some(&at_a), Some(&at_b)) =
+            (self.by_key.get(&AtomKey::Equals(a, c.clone())), self.by_key.get(&AtomKey::Equals(b, c.clone())))
+        else {
+            return;
+        };
+        if !self.equal_links.insert((pair, c.clone())) {
+            return;
+        }
+        let Some(group) = self.merge_groups(self.group_of(a), self.group_of(b)) else { return };
+        match self.atoms[equal].group {
+            None => self.atoms[equal].group = Some(group),
+            Some(g) if g == group => {}
+            // (In another group already: groups share no atom.)
+            Some(_) => return,
+        }
+        let (va, vb, ve) = (Self::var(at_a), Self::var(at_b), Self::var(equal));
+        let implies = |x: &Cond, y: &Cond| x.not().or(y);
+        let link = implies(&va.and(&vb), &ve).and(&implies(&ve.and(&va), &vb)).and(&implies(&ve.and(&vb), &va));
+        let links = self.links.get(&group).copied().unwrap_or(Cond(TRUE));
+        self.links.insert(group, links.and(&link));
+        self.regroup(group);
+    }
+
+    /// Makes groups `keep` and `other` one (`keep`), their atoms, links and choices together.
+    /// `None` for the platforms' group, whose atoms are linked otherwise.
+    fn merge_groups(&mut self, keep: SymId, other: SymId) -> Option<SymId> {
+        if keep == PLATFORM_GROUP || other == PLATFORM_GROUP {
+            return None;
+        }
+        if keep == other {
+            return Some(keep);
+        }
+        for atom in &mut self.atoms {
+            if atom.group == Some(other) {
+                atom.group = Some(keep);
+            }
+        }
+        if let Some(links) = self.links.remove(&other) {
+            let kept = self.links.get(&keep).copied().unwrap_or(Cond(TRUE));
+            self.links.insert(keep, kept.and(&links));
+        }
+        if let Some(choices) = self.choices.remove(&other) {
+            self.choices.entry(keep).or_default().extend(choices);
+        }
+        for group in self.group_of_sym.values_mut() {
+            if *group == other {
+                *group = keep;
+            }
+        }
+        self.group_of_sym.insert(other, keep);
+        self.groups.remove(&other);
+        self.regroup(keep);
+        Some(keep)
     }
 
     /// Puts atom `atom` in the platforms' group, `literal` (the atom or its negation) being
@@ -574,6 +667,17 @@ impl Conds {
     /// Whether `sym` was marked a count (see `mark_count`).
     pub fn is_count(&self, sym: SymId) -> bool {
         self.counts.contains(&sym)
+    }
+
+    /// The constants `sym` was tested equal to so far, in the order the tests were made.
+    pub fn equality_constants(&self, sym: SymId) -> Vec<Constant> {
+        self.atoms
+            .iter()
+            .filter_map(|a| match &a.key {
+                AtomKey::Equals(s, c) if *s == sym => Some(c.clone()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The condition "atom `key` holds" when that atom was made (`None`: never tested).
@@ -1771,6 +1875,29 @@ mod tests {
         assert!(!bounded.same(&exact));
         // Wider, never narrower: every running configuration is still in it.
         assert!(exact.and(&bounded.not()).is_false());
+    }
+
+    #[test]
+    fn two_unknowns_equal_agree_with_their_equalities_to_constants() {
+        let mut conds = Conds::default();
+        let equals = |conds: &mut Conds, sym: SymId, i: i64| {
+            conds.atom(AtomKey::Equals(sym, Constant::Int(i)), || format!("v{sym} == {i}"))
+        };
+        let a1 = equals(&mut conds, 0, 1);
+        let same = conds.atom(AtomKey::Test("v0 == v1".into()), || "v0 == v1".into());
+        conds.relate_equal(0, 1, &same);
+        // Tested later, the other value's equality is related all the same.
+        let b1 = equals(&mut conds, 1, 1);
+        let b2 = equals(&mut conds, 1, 2);
+        // Both 1 is equal; equal and one is 1, the other is.
+        assert!(!conds.feasible(&a1.and(&b1).and(&same.not())));
+        assert!(!conds.feasible(&same.and(&a1).and(&b1.not())));
+        assert!(!conds.feasible(&same.and(&b1).and(&a1.not())));
+        // Equal at a value not both were tested against, or unequal, is still possible.
+        assert!(conds.feasible(&same.and(&a1.not()).and(&b1.not())));
+        assert!(conds.feasible(&a1.and(&b2).and(&same.not())));
+        // (Equal to 2 was not asked of the first value: nothing is said of it.)
+        assert!(conds.feasible(&same.and(&b2)));
     }
 
     #[test]
