@@ -330,6 +330,15 @@ pub struct Conds {
     assumptions_break_a_group: std::cell::Cell<Option<(u32, bool)>>,
 }
 
+/// Literals `(atom, holds)` as the table's `(variable, holds)`, sorted, each once; `None` when
+/// an atom is asked both ways.
+fn sorted_literals(lits: &[(usize, bool)]) -> Option<Vec<(u32, bool)>> {
+    let mut sorted: Vec<(u32, bool)> = lits.iter().map(|&(atom, holds)| (atom as u32, holds)).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    (!sorted.windows(2).any(|w| w[0].0 == w[1].0)).then_some(sorted)
+}
+
 /// Why a disjunction of raises was not made: past the node budget, or too large (widened).
 enum UnionStopped {
     OverBudget,
@@ -1270,20 +1279,19 @@ impl Conds {
 
     /// The conjunction of literals `(atom, holds)`.
     pub fn cube(&self, lits: &[(usize, bool)]) -> Cond {
-        let lits: Vec<(u32, bool)> = lits.iter().map(|&(atom, holds)| (atom as u32, holds)).collect();
-        Cond(with(|t| t.cube_of_literals(&lits)))
+        match sorted_literals(lits) {
+            Some(lits) => Cond(with(|t| t.cube_of_literals(&lits))),
+            None => self.falsity(),
+        }
     }
 
     /// Whether the three conditions and the literals `(atom, holds)` hold together somewhere
     /// (`false` when an atom is asked both ways), without building a node.
     pub fn meets_under(&self, ops: [Cond; 3], lits: &[(usize, bool)]) -> bool {
-        let mut fixed: Vec<(u32, bool)> = lits.iter().map(|&(atom, holds)| (atom as u32, holds)).collect();
-        fixed.sort_unstable();
-        fixed.dedup();
-        if fixed.windows(2).any(|w| w[0].0 == w[1].0) {
-            return false;
+        match sorted_literals(lits) {
+            Some(fixed) => with(|t| t.intersects3_under(ops.map(|c| c.0), &fixed)),
+            None => false,
         }
-        with(|t| t.intersects3_under(ops.map(|c| c.0), &fixed))
     }
 
     /// The condition that atom `index` has value `holds`.
