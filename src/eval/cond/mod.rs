@@ -1886,6 +1886,20 @@ mod tests {
     }
 
     #[test]
+    fn a_product_asked_both_ways_is_nothing() {
+        let mut conds = Conds::default();
+        let a = conds.atom(AtomKey::Test("a".into()), || "a".into());
+        let b = conds.atom(AtomKey::Test("b".into()), || "b".into());
+        // Unsorted, repeated literals are one product; an atom asked both ways is none.
+        assert!(conds.cube(&[(1, false), (0, true), (1, false)]).same(&a.and(&b.not())));
+        assert!(conds.cube(&[(0, true), (0, false)]).is_false());
+        let truth = conds.truth();
+        assert!(conds.meets_under([truth, truth, b.not()], &[(0, true)]));
+        assert!(!conds.meets_under([truth, truth, truth], &[(0, true), (0, false)]));
+        assert!(!conds.meets_under([truth, truth, b], &[(1, false)]));
+    }
+
+    #[test]
     fn two_unknowns_equal_agree_with_their_equalities_to_constants() {
         let mut conds = Conds::default();
         let equals = |conds: &mut Conds, sym: SymId, i: i64| {
