@@ -45,8 +45,9 @@ impl Interp<'_, '_> {
             }
             Stmt::Assign(assign) => match assign.targets.as_slice() {
                 [Expr::Name(name)] => self.assign_name(frame, &name.id, &assign.value, pc),
-                [target] if pairwise_names(target, &assign.value).is_some() => {
-                    let (names, values) = pairwise_names(target, &assign.value).expect("checked");
+                [target @ (Expr::Tuple(_) | Expr::List(_))]
+                    if let Some((names, values)) = pairwise_names(target, &assign.value) =>
+                {
                     self.assign_names_pairwise(frame, &names, values, pc);
                 }
                 targets => {
@@ -684,10 +685,7 @@ impl Interp<'_, '_> {
         // a buffer: a kernel or helper that fills it fills it. (Filling a view does not write
         // into the buffer it was taken from: the caches are views of one scratch buffer, each
         // filled by its own kernel.)
-        let buffer = writable_buffer(frame, value)
-            || is_float_allocation(value)
-            || self.allocates_buffer(frame, value)
-            || self.field_buffer(frame, value, pc);
+        let buffer = self.makes_or_names_buffer(frame, value) || self.field_buffer(frame, value, pc);
         PreparedValue { result, sources, buffer }
     }
 
@@ -698,7 +696,7 @@ impl Interp<'_, '_> {
         if !plain_reference(&field.value) {
             return;
         }
-        if !(is_float_allocation(value) || writable_buffer(frame, value) || self.allocates_buffer(frame, value)) {
+        if !self.makes_or_names_buffer(frame, value) {
             return;
         }
         let name = Name::new(field.attr.as_str());
@@ -709,11 +707,21 @@ impl Interp<'_, '_> {
         }
     }
 
+    /// Whether `value` is a fresh floating-point allocation (directly or by a helper that
+    /// returns one), or a buffer of this frame, another name or view of one.
+    fn makes_or_names_buffer(&mut self, frame: &Frame, value: &Expr) -> bool {
+        writable_buffer(frame, value) || is_float_allocation(value) || self.allocates_buffer(frame, value)
+    }
+
     /// Whether `expr` is a field holding a buffer (see `note_buffer_field`), or a view or
     /// chunk of one.
     fn field_buffer(&mut self, frame: &mut Frame, expr: &Expr, pc: &Cond) -> bool {
         match expr {
-            Expr::Attribute(attr) if plain_reference(&attr.value) && !self.buffer_fields.is_empty() => {
+            // (The base is evaluated again only for a field name some buffer field has: most
+            // assignments from attributes are not.)
+            Expr::Attribute(attr)
+                if plain_reference(&attr.value) && self.buffer_fields.iter().any(|(_, n)| *n == attr.attr.id) =>
+            {
                 let name = Name::new(attr.attr.as_str());
                 let base = self.eval(frame, &attr.value, pc);
                 base.iter()
