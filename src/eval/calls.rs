@@ -75,6 +75,11 @@ impl Args {
             .or_else(|| position.and_then(|p| self.positional.get(p)))
     }
 
+    /// No arguments at all (`value.method()`).
+    pub fn is_empty(&self) -> bool {
+        self.positional.is_empty() && !self.unknown_star && self.keywords.is_empty() && self.splats.is_empty()
+    }
+
     pub fn has_data(&self) -> bool {
         self.all_values().any(|g| g.iter().any(|(_, v)| matches!(v, Value::Num(_))))
     }
@@ -467,15 +472,69 @@ impl Interp<'_, '_> {
         self.bounded(out, Some(loc), || "a call returned more alternatives than kept".to_string())
     }
 
+    /// `value.method()` named by an `--assume` (`'get_backend().is_fused()=false'`) where the
+    /// method ran (an enum's predicate comparing the value with members): its result is no
+    /// atom the assumption could fix, so the assumption constrains the atoms about the value
+    /// the result was computed from. Atoms about anything else are quantified away: the
+    /// constraint says only what the value cannot be.
+    fn constrain_by_assumed_call(&mut self, s: SymId, method: FuncId, result: &G, loc: Loc) {
+        let suffix = format!(".{}()", self.index.function(method).name);
+        if !self.assumes.iter().any(|a| a.name.ends_with(&suffix)) {
+            return;
+        }
+        let sym = &self.syms[s as usize];
+        let calls: Vec<String> =
+            std::iter::once(&sym.display).chain(sym.aliases.iter()).map(|n| format!("{n}{suffix}")).collect();
+        let Some(assumed) = self
+            .assumes
+            .iter()
+            .find(|a| calls.iter().any(|c| super::interp::names_match_exactly(&a.name, c)))
+            .and_then(|a| match &a.value {
+                super::interp::AssumedValue::Const(c) => {
+                    a.used.set(true);
+                    Some(super::cond::constant_truthy(c))
+                }
+                super::interp::AssumedValue::Class(_) => None,
+            })
+        else {
+            return;
+        };
+        let holds = self.truthy(result, loc);
+        let ran = result.iter().fold(self.conds.falsity(), |acc, (c, _)| acc.or(c));
+        let contrary = if assumed { ran.and(&holds.not()) } else { holds };
+        let others: rustc_hash::FxHashSet<u32> = self
+            .conds
+            .support(&contrary)
+            .into_iter()
+            .filter(|&a| self.conds.atoms()[a].key.about() != Some(s))
+            .map(|a| a as u32)
+            .collect();
+        let contrary = self.conds.over_atoms(&contrary, &others, true);
+        // (Quantifying gives up on a too large condition: then nothing is said.)
+        if self.conds.support(&contrary).iter().all(|&a| self.conds.atoms()[a].key.about() == Some(s)) {
+            self.conds.constrain_about(s, &contrary.not());
+        }
+    }
+
     pub fn call_value(&mut self, callee: &Value, args: Args, pc: &Cond, loc: Loc) -> G {
         match callee {
             Value::Func(f) => self.call_function(*f, None, args, pc, loc),
-            Value::Bound(f, receiver) => match receiver.as_ref() {
-                Value::Sym(s) if self.syms[*s as usize].class_hint.is_some() => {
-                    self.dispatch_unknown(*s, *f, args, pc, loc)
+            Value::Bound(f, receiver) => {
+                let asked = match receiver.as_ref() {
+                    Value::Sym(s) if args.is_empty() => Some(*s),
+                    _ => None,
+                };
+                let result = match receiver.as_ref() {
+                    Value::Sym(s) if self.syms[*s as usize].class_hint.is_some() => {
+                        self.dispatch_unknown(*s, *f, args, pc, loc)
+                    }
+                    _ => self.call_function(*f, Some(receiver.as_ref().clone()), args, pc, loc),
+                };
+                if let Some(s) = asked {
+                    self.constrain_by_assumed_call(s, *f, &result, loc);
                 }
-                _ => self.call_function(*f, Some(receiver.as_ref().clone()), args, pc, loc),
-            },
+                result
+            }
             Value::Class(class) => self.construct(*class, args, pc, loc),
             Value::Obj(id) => self.call_object(*id, args, pc, loc),
             Value::External(path) => {

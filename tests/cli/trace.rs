@@ -4244,3 +4244,29 @@ fn two_unknown_values_tested_equal_agree_with_their_constants() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unknowns_equal.TpEqualMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
 }
+
+#[test]
+fn an_assumed_predicate_call_constrains_the_value_it_tests() {
+    // `get_backend().is_fused_runner()` runs (the enum's predicate compares the value with two
+    // members), so there is no atom of that name: the assumption constrains the value's
+    // equalities. Free, the experimental backend (registered to the plain kernel) is NEVER.
+    let entry = ["--entry", "gate.assumed_predicate.AssumedPredicateMoE"];
+    let (code, verdict, out) = trace("trace/router", &entry);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    let not_fused = [&entry[..], &["--assume", "get_backend().is_fused_runner()=false"]].concat();
+    let (code, verdict, out) = trace("trace/router", &not_fused);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["assumptions"][0]["used"], true, "{}", out.stdout);
+    let fused = [&entry[..], &["--assume", "get_backend().is_fused_runner()=true"]].concat();
+    let (code, verdict, out) = trace("trace/router", &fused);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    let rows = rows(&out);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(
+        rows.iter().all(|(_, _, when)| when.contains("\"fused\"") || when.contains("\"fused_experimental\"")),
+        "{rows:?}"
+    );
+    // The raises the assumption excludes (backends no kernel is registered for) are not
+    // listed as places where configurations end.
+    assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
+}

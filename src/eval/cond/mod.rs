@@ -1344,7 +1344,7 @@ impl Conds {
 
     /// Where the code raises, with the share of the configurations the constraints allow each
     /// place ends (atoms weighted equally; assumptions not counted), widest first, one entry
-    /// per place.
+    /// per place; none where the constraints allow no configuration.
     pub fn raise_places(&self) -> Vec<(Loc, f64)> {
         /// Pairs of nodes one raise's share may visit with the constraints.
         const SHARE_PAIRS_BUDGET: usize = 200_000;
@@ -1373,6 +1373,11 @@ impl Conds {
                     None => t.share(cond.0, &fixed, &mut memo),
                 }
             });
+            // A raise the constraints exclude (an assumption made later than it) is no place
+            // where configurations end.
+            if share == 0.0 && !self.feasible(cond) {
+                continue;
+            }
             let entry = widest.entry(*loc).or_insert(0.0);
             *entry = entry.max(share);
         }
