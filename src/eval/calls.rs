@@ -1572,9 +1572,12 @@ impl Interp<'_, '_> {
             );
             match slot {
                 Some(p) => {
-                    if is_tensor(&value) {
+                    // (A buffer holding storage the caller was handed, an unknown tensor, is
+                    // written through as a tensor is.)
+                    let buffer = arg.loc.is_some_and(|l| self.buffer_args.contains(&l));
+                    if is_tensor(&value) || buffer {
                         slots[p] = Some(super::interp::ArgSlot::Positional(i));
-                        buffers[p] = arg.loc.is_some_and(|l| self.buffer_args.contains(&l));
+                        buffers[p] = buffer;
                         bound_at.extend(arg.loc.map(|l| (l, p)));
                     }
                     given[p] = Some(value);
@@ -1587,9 +1590,12 @@ impl Interp<'_, '_> {
             let value = self.note_argument(&arg.value, arg.loc.unwrap_or(loc), &qualname, name.as_str());
             match crate::index::keyword_slot(&params, name.as_str()) {
                 Some(p) => {
-                    if is_tensor(&value) {
+                    // (A buffer holding storage the caller was handed, an unknown tensor, is
+                    // written through as a tensor is.)
+                    let buffer = arg.loc.is_some_and(|l| self.buffer_args.contains(&l));
+                    if is_tensor(&value) || buffer {
                         slots[p] = Some(super::interp::ArgSlot::Keyword(name.clone()));
-                        buffers[p] = arg.loc.is_some_and(|l| self.buffer_args.contains(&l));
+                        buffers[p] = buffer;
                         bound_at.extend(arg.loc.map(|l| (l, p)));
                     }
                     given[p] = Some(value);

@@ -1755,6 +1755,15 @@ impl Interp<'_, '_> {
         // attribute its module sets), one alternative per definition, under "the object is of
         // these classes".
         if let Some(base) = unknown_base {
+            // A field of a record known only by its class (`forward_batch.gathered_buffer`, the
+            // batch narrowed by `isinstance(batch, ForwardBatch)`): the instance's own value,
+            // not the default the class declares for it.
+            if field.is_none() && self.is_record_field(class, attr) {
+                let display = format!("{}.{attr}", self.syms[base as usize].label());
+                let value = self.sym(SymKey::Path(base, attr.to_string()), display, None);
+                out.push(&self.conds, rest, value);
+                return out;
+            }
             if let Some(read) = self.class_attr_by_member(id, class, base, attr, &rest, loc) {
                 out.extend(&self.conds, read);
                 return out;
@@ -2440,6 +2449,15 @@ impl Interp<'_, '_> {
             })
         });
         (dataclass || struct_record) && !defines_eq
+    }
+
+    /// Whether `attr` is a field of record class `class` (a dataclass or NamedTuple).
+    fn is_record_field(&mut self, class: ClassId, attr: &str) -> bool {
+        if !self.record_field_names.contains_key(&class) {
+            let fields: Rc<[Name]> = Rc::from(self.record_fields(class));
+            self.record_field_names.insert(class, fields);
+        }
+        self.record_field_names[&class].iter().any(|f| f.as_str() == attr)
     }
 
     /// Field names of a NamedTuple or dataclass, in order.

@@ -422,6 +422,9 @@ pub struct Interp<'r, 'a> {
     /// `Optional[...]` of it): each is one of its members (see `member_equality`), or `None`
     /// when in `enum_or_none`.
     pub enum_typed: FxHashMap<SymId, ClassId>,
+    /// The fields of record classes (dataclasses, NamedTuples), by class (see
+    /// `Interp::is_record_field`).
+    pub record_field_names: FxHashMap<ClassId, Rc<[Name]>>,
     /// Those annotated as the enum or `None` (`Optional[MoeA2ABackend]`).
     pub enum_or_none: rustc_hash::FxHashSet<SymId>,
     /// Those whose "one of the members" constraint is in place.
@@ -580,6 +583,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             enum_members: None,
             enum_predicates: FxHashMap::default(),
             enum_typed: FxHashMap::default(),
+            record_field_names: FxHashMap::default(),
             enum_or_none: rustc_hash::FxHashSet::default(),
             enum_constrained: rustc_hash::FxHashSet::default(),
             never_none: Default::default(),

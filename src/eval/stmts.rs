@@ -685,7 +685,9 @@ impl Interp<'_, '_> {
         // a buffer: a kernel or helper that fills it fills it. (Filling a view does not write
         // into the buffer it was taken from: the caches are views of one scratch buffer, each
         // filled by its own kernel.)
-        let buffer = self.makes_or_names_buffer(frame, value) || self.field_buffer(frame, value, pc);
+        let buffer = self.makes_or_names_buffer(frame, value)
+            || self.field_buffer(frame, value, pc)
+            || self.handed_in_storage(frame, value, pc);
         PreparedValue { result, sources, buffer }
     }
 
@@ -716,7 +718,7 @@ impl Interp<'_, '_> {
     /// Whether `expr` is a field holding a buffer (see `note_buffer_field`), or a view or
     /// chunk of one.
     fn field_buffer(&mut self, frame: &mut Frame, expr: &Expr, pc: &Cond) -> bool {
-        match expr {
+        match viewed_tensor(expr) {
             // (The base is evaluated again only for a field name some buffer field has: most
             // assignments from attributes are not.)
             Expr::Attribute(attr)
@@ -727,10 +729,20 @@ impl Interp<'_, '_> {
                 base.iter()
                     .any(|(_, v)| matches!(v, Value::Obj(id) if self.buffer_fields.contains(&(*id, name.clone()))))
             }
-            Expr::Subscript(sub) => self.field_buffer(frame, &sub.value, pc),
-            Expr::Call(call) => match call.func.as_ref() {
-                Expr::Attribute(attr) if super::exprs::VIEWS.contains(&attr.attr.as_str()) => {
-                    self.field_buffer(frame, &attr.value, pc)
+            _ => false,
+        }
+    }
+
+    /// Whether `expr` is a tensor held by a value handed in whose object the evaluation does
+    /// not know (`forward_batch.gathered_buffer`, the batch a parameter), or a view or chunk
+    /// of one: storage the caller owns, which a kernel may fill (SGLang 0.4.6's DP-attention
+    /// gather into the batch's buffer).
+    fn handed_in_storage(&mut self, frame: &mut Frame, expr: &Expr, pc: &Cond) -> bool {
+        match viewed_tensor(expr) {
+            Expr::Attribute(attr) => match attr.value.as_ref() {
+                Expr::Name(base) if base.id.as_str() != "self" => {
+                    let held = self.eval(frame, &attr.value, pc);
+                    !held.is_empty() && held.iter().all(|(_, v)| matches!(v, Value::Sym(_) | Value::Num(_)))
                 }
                 _ => false,
             },
@@ -782,6 +794,18 @@ fn plain_reference(expr: &Expr) -> bool {
         Expr::Name(_) => true,
         Expr::Attribute(attr) => plain_reference(&attr.value),
         _ => false,
+    }
+}
+
+/// The tensor `expr` is a view or chunk of (`x[:n].view(m, k)` is `x`), or `expr` itself.
+fn viewed_tensor(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Subscript(sub) => viewed_tensor(&sub.value),
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Attribute(attr) if super::exprs::VIEWS.contains(&attr.attr.as_str()) => viewed_tensor(&attr.value),
+            _ => expr,
+        },
+        _ => expr,
     }
 }
 

@@ -4237,6 +4237,30 @@ fn names_unpacked_from_a_tuple_keep_the_buffer_a_kernel_fills() {
 }
 
 #[test]
+fn storage_a_handed_in_batch_holds_is_a_buffer_and_its_record_fields_its_own() {
+    // `hidden_states, local = (batch.gathered_buffer[:n], hidden_states)`, the batch handed in:
+    // its tensor is storage a kernel fills (SGLang 0.4.6's communicator). It was no buffer, and
+    // the gathered output an unknown subscript.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.dp_gather.BatchBufferMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    // `isinstance(metadata, ForwardBatch)` narrows the batch to an object known by its class:
+    // its fields read as its dataclass's defaults (`None`), so the metadata had no buffer.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.dp_gather.NarrowedBatchMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
+
+#[test]
+fn storage_of_an_object_from_an_alternative_constructor_is_a_buffer() {
+    // `metadata = BuiltMetadata.from_batch(batch)` (a class method returning `cls(...)`, held
+    // as an unknown value), then `(metadata.gathered_buffer, ...)` handed to the gather: the
+    // unknown value's tensor was no buffer, and the gathered output no data (UNKNOWN with DP
+    // attention).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.dp_gather.GatheredByFactoryMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
+
+#[test]
 fn two_unknown_values_tested_equal_agree_with_their_constants() {
     // `attn_tp_size == world_size`, then `attn_tp_size == 1 and world_size == 1`: the second
     // branch is unreachable. The equality was an atom unrelated to the constants' atoms: a row
