@@ -687,7 +687,7 @@ impl Interp<'_, '_> {
         // filled by its own kernel.)
         let buffer = self.makes_or_names_buffer(frame, value)
             || self.field_buffer(frame, value, pc)
-            || self.handed_in_storage(frame, value, pc);
+            || self.handed_in_storage(frame, value);
         PreparedValue { result, sources, buffer }
     }
 
@@ -737,13 +737,13 @@ impl Interp<'_, '_> {
     /// not know (`forward_batch.gathered_buffer`, the batch a parameter), or a view or chunk
     /// of one: storage the caller owns, which a kernel may fill (SGLang 0.4.6's DP-attention
     /// gather into the batch's buffer).
-    fn handed_in_storage(&mut self, frame: &mut Frame, expr: &Expr, pc: &Cond) -> bool {
+    fn handed_in_storage(&self, frame: &Frame, expr: &Expr) -> bool {
         match viewed_tensor(expr) {
             Expr::Attribute(attr) => match attr.value.as_ref() {
-                Expr::Name(base) if base.id.as_str() != "self" => {
-                    let held = self.eval(frame, &attr.value, pc);
+                // (A local: what a function was handed, or got back.)
+                Expr::Name(base) if base.id.as_str() != "self" => frame.locals.get(&base.id).is_some_and(|held| {
                     !held.is_empty() && held.iter().all(|(_, v)| matches!(v, Value::Sym(_) | Value::Num(_)))
-                }
+                }),
                 _ => false,
             },
             _ => false,
