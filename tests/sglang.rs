@@ -1061,6 +1061,28 @@ fn sglang_0_4_6_whole_model_scales_once_with_the_shared_expert_fused() {
 }
 
 #[test]
+fn sglang_0_4_6_whole_model_scales_once_with_dp_attention_free() {
+    // The same model with data-parallel attention left free. Read in communicator.py,
+    // dp_attention.py and logits_processor.py: the communicator gathers into
+    // `forward_batch.gathered_buffer` (storage of the batch handed in); the logits processor
+    // narrows its argument (`isinstance(logits_metadata, ForwardBatch)`), takes the buffer of
+    // `LogitsMetadata.from_forward_batch(...)`, and `dp_gather_replicate` copies the tokens on
+    // attention-TP rank 0 only, the all-reduce handing them to every rank. (Each was lost
+    // once: NEVER with DP attention.)
+    let Some(tree) = fetch("0.4.6.post5") else { return };
+    let assumptions = [
+        "quant_config=None",
+        "global_server_args_dict[\"enable_deepep_moe\"]=false",
+        "global_server_args_dict[\"n_share_experts_fusion\"]=1",
+        "global_server_args_dict[\"enable_dp_lm_head\"]=false",
+    ];
+    let entry = "sglang.srt.models.deepseek_v2.DeepseekV2ForCausalLM";
+    let trace = trace_on(&tree, "routed_scaling_factor", entry, "cuda", &assumptions);
+    assert_eq!(trace["verdict"], "ONCE", "{trace:#}");
+    assert!(trace["rows"].as_array().unwrap().iter().all(|r| r["verdict"] == "ONCE"), "{trace:#}");
+}
+
+#[test]
 fn sglang_0_5_6_scales_the_gpu_experts_twice_with_ktransformers() {
     // SGLang 0.5.6, read in deepseek_v2.py, kt_ep_wrapper.py and compressed_tensors_moe.py of
     // that release: with KTransformers' CPU experts (a kt config) FusedMoE wraps the

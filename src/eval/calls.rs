@@ -775,7 +775,77 @@ impl Interp<'_, '_> {
             _ => false,
         };
         let any_data = combined.iter().any(|(_, v)| holds_data(v));
-        any_data.then_some(combined)
+        any_data.then(|| self.across_ranks(combined, pc))
+    }
+
+    /// What a collective gives every rank, from `input` as each rank hands it: the rank is no
+    /// configuration (every rank runs), so where the input differs by rank (only rank 0
+    /// copies its tokens into the buffer the all-reduce sums), the result holds the data of
+    /// every rank's input. Ranks are the values named `rank` (`get_rank()`, `tp_rank`,
+    /// `group.rank_in_group`), as `torch.distributed` names them.
+    fn across_ranks(&mut self, input: G, pc: &Cond) -> G {
+        // (Alternatives holding the same data leave nothing to merge.)
+        let alike = {
+            let mut values = input.iter().map(|(_, v)| v);
+            values.next().is_none_or(|first| values.all(|v| v.same(first)))
+        };
+        if alike {
+            return input;
+        }
+        // Atoms testing ranks, found once each (most traces have none).
+        while self.rank_atoms_scanned < self.conds.atoms().len() {
+            let atom = self.rank_atoms_scanned;
+            self.rank_atoms_scanned += 1;
+            if self.is_rank_atom(atom) {
+                self.rank_atoms.insert(atom as u32);
+            }
+        }
+        let ranks = self.rank_atoms.clone();
+        if ranks.is_empty() || !input.iter().all(|(_, v)| matches!(v, Value::Num(_))) {
+            return input;
+        }
+        let mut merged: Vec<(Cond, Rc<Num>)> = Vec::new();
+        for (c, v) in input.iter() {
+            let Value::Num(n) = v else { continue };
+            let on_every_rank = self.conds.over_atoms(c, &ranks, true).and(pc);
+            let mut next = Vec::new();
+            let mut covered = self.conds.falsity();
+            for (other, sum) in merged {
+                covered = covered.or(&other);
+                let both = other.and(&on_every_rank);
+                if self.conds.feasible(&both) {
+                    next.push((both, Rc::new(super::ops::union(&sum, n))));
+                }
+                let rest = other.and(&on_every_rank.not());
+                if self.conds.feasible(&rest) {
+                    next.push((rest, sum));
+                }
+            }
+            let alone = on_every_rank.and(&covered.not());
+            if self.conds.feasible(&alone) {
+                next.push((alone, n.clone()));
+            }
+            merged = next;
+        }
+        let mut out = G::empty();
+        for (c, n) in merged {
+            out.push(&self.conds, c, Value::Num(n));
+        }
+        out
+    }
+
+    /// Whether atom `atom` tests a rank (see `across_ranks`).
+    fn is_rank_atom(&mut self, atom: usize) -> bool {
+        let Some(s) = self.conds.atoms()[atom].key.about() else { return false };
+        if let Some(&known) = self.rank_syms.get(&s) {
+            return known;
+        }
+        let sym = &self.syms[s as usize];
+        let rank = std::iter::once(&sym.display)
+            .chain(sym.aliases.iter())
+            .any(|name| name.split(|c: char| !c.is_ascii_alphanumeric()).any(|word| word.eq_ignore_ascii_case("rank")));
+        self.rank_syms.insert(s, rank);
+        rank
     }
 
     /// Evaluates a function of the tree with its parameters bound.
@@ -2471,10 +2541,13 @@ fn collective_input<'a>(label: &str, args: &'a Args) -> Option<&'a G> {
             | "_all_gather_base"
             | "_reduce_scatter_base"
     );
-    let input_first = matches!(
-        method,
-        "all_reduce" | "all_gather" | "reduce_scatter" | "all_gatherv" | "reduce_scatterv" | "broadcast" | "all_to_all"
-    );
+    // (A helper named after its collective, `tensor_model_parallel_all_reduce(x)`, is one.)
+    let collective =
+        |name: &str| method == name || method.strip_suffix(name).is_some_and(|helper| helper.ends_with('_'));
+    let input_first =
+        ["all_reduce", "all_gather", "reduce_scatter", "all_gatherv", "reduce_scatterv", "broadcast", "all_to_all"]
+            .into_iter()
+            .any(collective);
     if output_first {
         let by_name = args.keywords.iter().find(|(k, _)| matches!(k.as_str(), "input" | "input_" | "input_tensor"));
         by_name.map(|(_, a)| &a.value).or_else(|| args.positional.get(1).map(|a| &a.value))

@@ -425,6 +425,12 @@ pub struct Interp<'r, 'a> {
     /// The fields of record classes (dataclasses, NamedTuples), by class (see
     /// `Interp::is_record_field`).
     pub record_field_names: FxHashMap<ClassId, Rc<[Name]>>,
+    /// Whether a symbol is a rank, by symbol (see `Interp::across_ranks`; aliases a symbol
+    /// gets later do not change it).
+    pub rank_syms: FxHashMap<SymId, bool>,
+    /// The atoms that test a rank, among the first `rank_atoms_scanned` atoms.
+    pub rank_atoms: rustc_hash::FxHashSet<u32>,
+    pub rank_atoms_scanned: usize,
     /// Those annotated as the enum or `None` (`Optional[MoeA2ABackend]`).
     pub enum_or_none: rustc_hash::FxHashSet<SymId>,
     /// Those whose "one of the members" constraint is in place.
@@ -584,6 +590,9 @@ impl<'r, 'a> Interp<'r, 'a> {
             enum_predicates: FxHashMap::default(),
             enum_typed: FxHashMap::default(),
             record_field_names: FxHashMap::default(),
+            rank_syms: FxHashMap::default(),
+            rank_atoms: Default::default(),
+            rank_atoms_scanned: 0,
             enum_or_none: rustc_hash::FxHashSet::default(),
             enum_constrained: rustc_hash::FxHashSet::default(),
             never_none: Default::default(),

@@ -4294,3 +4294,15 @@ fn an_assumed_predicate_call_constrains_the_value_it_tests() {
     // listed as places where configurations end.
     assert!(out.json()["raises"].as_array().is_none_or(|r| r.is_empty()), "{}", out.stdout);
 }
+
+#[test]
+fn a_collective_gives_every_rank_what_any_rank_handed_it() {
+    // Only rank 0 copies its tokens into the buffer; the all-reduce sums the ranks' buffers
+    // (SGLang 0.4.6's replicate gather). Read one rank at a time, other ranks held zeros: NEVER.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.rank_gather.RankGatherMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    // Without a collective, what one rank does stays on that rank: the others do not scale.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.rank_gather.RankScaledMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+}
