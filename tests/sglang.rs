@@ -212,8 +212,9 @@ fn sglang_trace_of_the_components() {
 
     // HashTopK scales the routed weights exactly when it is asked to
     // (apply_routed_scaling_factor_on_output), and weights its fused shared-expert slot by
-    // 1/factor on the torch path (hash_topk.py:183), or fills per-rank shared columns with it
-    // (topk.py:2515), which the MoE output multiply compensates.
+    // 1/factor on the torch path (hash_topk.py:183) and in the fused kernel (its call at
+    // hash_topk.py:251, the JIT kernel's `is_shared ? 1.0f / routed_scaling_factor`), or fills
+    // per-rank shared columns with it (topk.py:2515), which the MoE output multiply compensates.
     let hash = trace(&tree, &["routed_scaling_factor", "--entry", "sglang.srt.layers.moe.hash_topk.HashTopK"]);
     let rows = hash["rows"].as_array().unwrap();
     let path = "sglang/srt/layers/moe/hash_topk.py";
@@ -231,13 +232,18 @@ fn sglang_trace_of_the_components() {
             assert_eq!(multiplies, !flag_off, "{row:#}");
         }
         if row["verdict"] == "INVERSE" {
-            // The slot's 1/factor: at hash_topk.py:183, or where the per-rank shared columns
-            // are filled with it (topk.py:2515, `new_full`).
-            let shares = [(path.to_string(), 183, -1), ("sglang/srt/layers/moe/topk.py".to_string(), 2515, -1)];
+            // The slot's 1/factor: at hash_topk.py:183, in the fused kernel called at 251, or
+            // where the per-rank shared columns are filled with it (topk.py:2515, `new_full`).
+            let shares = [
+                (path.to_string(), 183, -1),
+                (path.to_string(), 251, -1),
+                ("sglang/srt/layers/moe/topk.py".to_string(), 2515, -1),
+            ];
             assert!(!sites.is_empty() && sites.iter().all(|s| shares.contains(s)), "{row:#}");
         }
     }
     assert!(rows.iter().any(|r| r["verdict"] == "INVERSE" && row_sites(r) == [(path.to_string(), 183, -1)]));
+    assert!(rows.iter().any(|r| r["verdict"] == "INVERSE" && row_sites(r) == [(path.to_string(), 251, -1)]));
     assert!(rows.iter().any(|r| r["verdict"] == "NEVER"));
     assert!(rows.iter().any(|r| r["verdict"] == "INVERSE"));
     assert_eq!(hash["untouched_outputs"], serde_json::json!([".router_logits", ".topk_ids"]));

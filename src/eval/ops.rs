@@ -1217,7 +1217,7 @@ impl Interp<'_, '_> {
                 return returned;
             }
         }
-        self.combine_carriers(path, receiver, args, pc, loc)
+        self.combine_carriers(path, receiver, args, args, pc, loc)
     }
 
     /// What a callee returns by its model's `returns` (`recv_x, recv_ids, recv_weights, ... =
@@ -1257,7 +1257,7 @@ impl Interp<'_, '_> {
                         .map(|(name, arg)| (ruff_python_ast::name::Name::new(*name), arg.clone()))
                         .collect();
                     let sub = Args { keywords, ..Args::default() };
-                    self.combine_carriers(path, None, &sub, pc, loc)
+                    self.combine_carriers(path, None, &sub, args, pc, loc)
                 }
             };
             items.push(value);
@@ -1268,9 +1268,18 @@ impl Interp<'_, '_> {
         })
     }
 
-    /// The product of the scales of the data passed in, with delegated applications of the
-    /// traced value.
-    fn combine_carriers(&mut self, path: &str, receiver: Option<Value>, args: &Args, pc: &Cond, loc: Loc) -> G {
+    /// The product of the scales of the data passed in (`args`), with delegated applications of
+    /// the traced value; a kernel model's tests read the call's arguments (`call_args`: all of
+    /// them, where `args` are those one item of its result is made from).
+    fn combine_carriers(
+        &mut self,
+        path: &str,
+        receiver: Option<Value>,
+        args: &Args,
+        call_args: &Args,
+        pc: &Cond,
+        loc: Loc,
+    ) -> G {
         // The arguments that carry numbers, with how the callee names them.
         let mut carriers: Vec<(Option<String>, Option<usize>, G)> = Vec::new();
         if let Some(r) = &receiver {
@@ -1360,8 +1369,8 @@ impl Interp<'_, '_> {
                 }
                 // The traced value (or a scalar derived from it) handed to the callee.
                 let (applies, note) =
-                    self.kernel_applies(model.as_ref(), name.as_deref(), *position, args, &c, loc, path);
-                let slot = self.kernel_shared_slot(model.as_ref(), name.as_deref(), *position, args, &c, loc);
+                    self.kernel_applies(model.as_ref(), name.as_deref(), *position, call_args, &c, loc, path);
+                let slot = self.kernel_shared_slot(model.as_ref(), name.as_deref(), *position, call_args, &c, loc);
                 let mut next = Vec::new();
                 for (rc, acc) in results {
                     let yes = rc.and(&applies);
@@ -1384,7 +1393,7 @@ impl Interp<'_, '_> {
         // A kernel writing its result into an argument (`moe_sum_reduce(input, output, factor)`)
         // changes the caller's tensor, whichever tensor that is (an input written in place too).
         if let Some(output) = model.as_ref().and_then(|m| m.output.as_ref()) {
-            if let Some(target) = args.named_or_at(&output.name, output.position).and_then(|a| a.loc) {
+            if let Some(target) = call_args.named_or_at(&output.name, output.position).and_then(|a| a.loc) {
                 self.out_writes.push((target, out.clone(), *pc));
             }
         }

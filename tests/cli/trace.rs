@@ -4112,6 +4112,20 @@ fn a_routing_kernels_fused_shared_expert_slot_keeps_its_own_part() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert!(out.stdout.contains("fused shared-expert slot, weighted by the factor to the power -1"), "{}", out.stdout);
     assert!(!out.stdout.contains("normalized away"), "{}", out.stdout);
+    // The same slot in a kernel modelled item by item: its test reads an argument the weights
+    // are not made from (NEVER where fused, when it read only the item's own arguments).
+    let (code, verdict, out) = trace(
+        "trace/router",
+        &["--entry", "gate.fused_shared_slot.ItemSlotMoE", "--kernels", kernels.to_str().unwrap()],
+    );
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.num_fused_shared_experts <= 0".into()),
+            ("ONCE".into(), 1, "config.num_fused_shared_experts > 0".into())
+        ]
+    );
 }
 
 #[test]
