@@ -1032,6 +1032,15 @@ fn sglang_0_4_6_decoder_layer_runs_its_moe_through_the_operations_executor() {
     assert!(!unresolved.contains("is a generator: not followed"), "{unresolved}");
 }
 
+/// SGLang 0.4.6.post5 without quantization, DeepEP or the DP LM head, the shared expert fused
+/// into the top-k.
+const SGLANG_0_4_6_FUSED: &[&str] = &[
+    "quant_config=None",
+    "global_server_args_dict[\"enable_deepep_moe\"]=false",
+    "global_server_args_dict[\"n_share_experts_fusion\"]=1",
+    "global_server_args_dict[\"enable_dp_lm_head\"]=false",
+];
+
 #[test]
 fn sglang_0_4_6_whole_model_scales_once_with_the_shared_expert_fused() {
     // SGLang 0.4.6.post5, the whole model on CUDA without quantization, DeepEP or DP attention,
@@ -1044,13 +1053,7 @@ fn sglang_0_4_6_whole_model_scales_once_with_the_shared_expert_fused() {
     // ONCE. (Writes into the scratch views and chunks were lost: the output held the input
     // scaled as a whole, and the norm read as taking the factor off, NEVER.)
     let Some(tree) = fetch("0.4.6.post5") else { return };
-    let assumptions = [
-        "quant_config=None",
-        "global_server_args_dict[\"enable_deepep_moe\"]=false",
-        "global_server_args_dict[\"n_share_experts_fusion\"]=1",
-        "global_server_args_dict[\"enable_dp_lm_head\"]=false",
-        "get_attention_dp_size()=1",
-    ];
+    let assumptions = [SGLANG_0_4_6_FUSED, &["get_attention_dp_size()=1"]].concat();
     let entry = "sglang.srt.models.deepseek_v2.DeepseekV2ForCausalLM";
     let trace = trace_on(&tree, "routed_scaling_factor", entry, "cuda", &assumptions);
     assert_eq!(trace["verdict"], "ONCE", "{trace:#}");
@@ -1076,14 +1079,8 @@ fn sglang_0_4_6_whole_model_scales_once_with_dp_attention_free() {
     // attention-TP rank 0 only, the all-reduce handing them to every rank. (Each was lost
     // once: NEVER with DP attention.)
     let Some(tree) = fetch("0.4.6.post5") else { return };
-    let assumptions = [
-        "quant_config=None",
-        "global_server_args_dict[\"enable_deepep_moe\"]=false",
-        "global_server_args_dict[\"n_share_experts_fusion\"]=1",
-        "global_server_args_dict[\"enable_dp_lm_head\"]=false",
-    ];
     let entry = "sglang.srt.models.deepseek_v2.DeepseekV2ForCausalLM";
-    let trace = trace_on(&tree, "routed_scaling_factor", entry, "cuda", &assumptions);
+    let trace = trace_on(&tree, "routed_scaling_factor", entry, "cuda", SGLANG_0_4_6_FUSED);
     assert_eq!(trace["verdict"], "ONCE", "{trace:#}");
     assert!(trace["rows"].as_array().unwrap().iter().all(|r| r["verdict"] == "ONCE"), "{trace:#}");
 }
