@@ -850,6 +850,14 @@ impl Interp<'_, '_> {
 
     /// Evaluates a function of the tree with its parameters bound.
     pub fn call_function(&mut self, func: FuncId, receiver: Option<Value>, args: Args, pc: &Cond, loc: Loc) -> G {
+        if let Some(decorator) = self.wrapping_decorator(func) {
+            if !self.unwrapped.contains(&func) {
+                return self.call_through_wrapper(decorator, func, receiver, args, pc, loc);
+            }
+            // The function as written, called by its wrapper: evaluated, as it is where the
+            // caller called it (summarized, it would be named `func(*args, **kwargs)`).
+            self.force = Some(func);
+        }
         let block = self.block_called(func, receiver.as_ref());
         // Another method of a module that holds the value, on the forward path (a stage of
         // its computation run by an executor: `op_experts(state)`): its parts (the experts it
@@ -979,6 +987,88 @@ impl Interp<'_, '_> {
         let here = self.base.and(pc);
         let reached = self.block_reached.entry(class).or_insert(Cond::FALSE);
         *reached = reached.or(&here);
+    }
+
+    /// A call of `func`, decorated by `decorator`, a function of the tree that returns a wrapper
+    /// it defines (`def wrapper(*args, **kwargs): if supported(): return func(*args, **kwargs)`,
+    /// vLLM's `@if_aiter_supported`): the wrapper runs, with `func` as the function it was
+    /// given and the receiver as its first argument; in it, `func` is the function as written.
+    fn call_through_wrapper(
+        &mut self,
+        decorator: FuncId,
+        func: FuncId,
+        receiver: Option<Value>,
+        mut args: Args,
+        pc: &Cond,
+        loc: Loc,
+    ) -> G {
+        let given = Arg { value: G::under(*pc, Value::Func(func)), loc: None };
+        self.force = Some(decorator);
+        let wrappers =
+            self.call_function(decorator, None, Args { positional: vec![given], ..Args::default() }, pc, loc);
+        if let Some(receiver) = receiver {
+            args.positional.insert(0, Arg { value: G::under(*pc, receiver), loc: None });
+            args.stars_at.iter_mut().for_each(|at| *at += 1);
+        }
+        self.unwrapped.push(func);
+        let mut out = G::empty();
+        for (c, wrapper) in wrappers.iter() {
+            let result = match wrapper {
+                Value::Func(w) => {
+                    self.force = Some(*w);
+                    self.call_function(*w, None, args.clone(), c, loc)
+                }
+                other => self.call_value(other, args.clone(), c, loc),
+            };
+            out.extend(&self.conds, result);
+        }
+        self.unwrapped.pop();
+        out
+    }
+
+    /// The decorator of `func` that gates it (see `call_through_wrapper`): a decorator of the
+    /// tree written as a bare name, returning a wrapper it defines that gives the function's
+    /// result or a constant.
+    fn wrapping_decorator(&mut self, func: FuncId) -> Option<FuncId> {
+        if let Some(&known) = self.wrapping_decorators.get(&func) {
+            return known;
+        }
+        let ctx = crate::resolve::Ctx::module(func.file);
+        let decorators = self.index.function(func).decorators.clone();
+        let found = decorators.iter().find_map(|d| {
+            if !matches!(d, Expr::Name(_) | Expr::Attribute(_)) {
+                return None;
+            }
+            let resolved = self.resolver.resolve(&ctx, d);
+            let [found] = resolved.as_slice() else { return None };
+            let crate::resolve::Def::Function(decorator) = found.def else { return None };
+            // The decorator returns a function it defines, ...
+            let wrapped = self.index.function(decorator).params.first()?.name.clone();
+            let scope = self.resolver.local_scope(decorator);
+            let [ret] = scope.returns.as_slice() else { return None };
+            let Some(Expr::Name(returned)) = ret.value.as_deref() else { return None };
+            let file = &self.index.file(decorator.file).facts;
+            let local = file.functions.iter().position(|f| {
+                matches!(f.parent, crate::index::Parent::Function(p) if p == decorator) && f.name == returned.id
+            })?;
+            let wrapper = FuncId { file: decorator.file, local: local as u32 };
+            // ... a gate: each `return` gives the function's own result (`return func(*args,
+            // **kwargs)` where supported) or a constant (`return None` elsewhere), and both
+            // occur. Other wrappers (a cache, a timer) call the function and give what it
+            // gives, as the function itself does: it runs as written.
+            let scope = self.resolver.local_scope(wrapper);
+            let calls_wrapped = |e: &Expr| {
+                matches!(e, Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(n) if n.id == wrapped))
+            };
+            let constant = |e: &Expr| crate::syntax::constant(e).is_some();
+            let values: Vec<Option<&Expr>> = scope.returns.iter().map(|r| r.value.as_deref()).collect();
+            let gate = values.iter().any(|v| v.is_some_and(calls_wrapped))
+                && values.iter().any(|v| v.is_none_or(constant))
+                && values.iter().all(|v| v.is_none_or(|e| calls_wrapped(e) || constant(e)));
+            gate.then_some(decorator)
+        });
+        self.wrapping_decorators.insert(func, found);
+        found
     }
 
     /// `call_function` without what it records around the call (blocks, accessors).

@@ -431,6 +431,11 @@ pub struct Interp<'r, 'a> {
     /// The atoms that test a rank, among the first `rank_atoms_scanned` atoms.
     pub rank_atoms: rustc_hash::FxHashSet<u32>,
     pub rank_atoms_scanned: usize,
+    /// The decorator that wraps each function, if one does (see `call_through_wrapper`).
+    pub wrapping_decorators: FxHashMap<FuncId, Option<FuncId>>,
+    /// Functions whose wrapper is running: a call of one of them is a call of the function
+    /// as written.
+    pub unwrapped: Vec<FuncId>,
     /// Those annotated as the enum or `None` (`Optional[MoeA2ABackend]`).
     pub enum_or_none: rustc_hash::FxHashSet<SymId>,
     /// Those whose "one of the members" constraint is in place.
@@ -593,6 +598,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             rank_syms: FxHashMap::default(),
             rank_atoms: Default::default(),
             rank_atoms_scanned: 0,
+            wrapping_decorators: FxHashMap::default(),
+            unwrapped: Vec::new(),
             enum_or_none: rustc_hash::FxHashSet::default(),
             enum_constrained: rustc_hash::FxHashSet::default(),
             never_none: Default::default(),

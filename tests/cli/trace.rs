@@ -4320,3 +4320,17 @@ fn a_collective_gives_every_rank_what_any_rank_handed_it() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.rank_gather.RankScaledMoE"]);
     assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
 }
+
+#[test]
+fn a_decorator_of_the_tree_that_wraps_the_function_runs_its_wrapper() {
+    // `@if_fast_supported` (vLLM's `@if_aiter_supported`) runs the function only where the
+    // platform supports the fast kernel, and gives `None` elsewhere: the fast path, which
+    // scales twice, runs on ROCm only. Not applied, it ran everywhere: TWICE on CUDA.
+    for entry in ["gate.gating_decorator.GatedClassMethodMoE", "gate.gating_decorator.GatedFunctionMoE"] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--platform", "cuda"]);
+        assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{entry}: {}", out.stdout);
+        let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--platform", "rocm"]);
+        assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{entry}: {}", out.stdout);
+        assert_eq!(rows(&out).iter().filter(|r| r.0 == "TWICE").count(), 1, "{entry}: {}", out.stdout);
+    }
+}
