@@ -2834,3 +2834,23 @@ fn declares_tensor(returns: Option<&Expr>) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Arg, Args, collective_input};
+    use crate::eval::cond::Cond;
+    use crate::eval::value::{G, Value};
+
+    #[test]
+    fn collectives_are_known_by_name_and_so_are_helpers_named_after_them() {
+        let tensor = Arg { value: G::under(Cond::TRUE, Value::none()), loc: None };
+        let args = Args { positional: vec![tensor], ..Args::default() };
+        for label in ["group.all_reduce", "tensor_model_parallel_all_reduce", "dist.all_gather", "tp.reduce_scatterv"] {
+            assert!(collective_input(label, &args).is_some(), "{label}");
+        }
+        // (A name that only ends in the letters of one is not: `overall_reduce`.)
+        for label in ["all_reduce_size", "overall_reduce", "reduce", "gather"] {
+            assert!(collective_input(label, &args).is_none(), "{label}");
+        }
+    }
+}
