@@ -478,10 +478,15 @@ impl Interp<'_, '_> {
     /// the result was computed from. Atoms about anything else are quantified away: the
     /// constraint says only what the value cannot be.
     fn constrain_by_assumed_call(&mut self, s: SymId, method: FuncId, result: &G, loc: Loc) {
-        let suffix = format!(".{}()", self.index.function(method).name);
-        if !self.assumes.iter().any(|a| a.name.ends_with(&suffix)) {
+        // (Most calls meet no such assumption: nothing is formatted for them.)
+        let name = self.index.function(method).name.as_str();
+        let names_call = |a: &super::interp::Assume| {
+            a.name.strip_suffix("()").and_then(|n| n.strip_suffix(name)).is_some_and(|n| n.ends_with('.'))
+        };
+        if !self.assumes.iter().any(names_call) {
             return;
         }
+        let suffix = format!(".{name}()");
         let sym = &self.syms[s as usize];
         let calls: Vec<String> =
             std::iter::once(&sym.display).chain(sym.aliases.iter()).map(|n| format!("{n}{suffix}")).collect();
@@ -1030,6 +1035,9 @@ impl Interp<'_, '_> {
     /// tree written as a bare name, returning a wrapper it defines that gives the function's
     /// result or a constant.
     fn wrapping_decorator(&mut self, func: FuncId) -> Option<FuncId> {
+        if self.index.function(func).decorators.is_empty() {
+            return None;
+        }
         if let Some(&known) = self.wrapping_decorators.get(&func) {
             return known;
         }
