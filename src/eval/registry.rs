@@ -4,6 +4,8 @@
 //! imported; the evaluator fills it when the dict is first made, by applying every decorator of
 //! the tree that (directly or through the function it calls) stores into a dict of that name.
 //! Each registered key then becomes one configuration of the lookup (see `dict_lookup`).
+//! Registrations written as calls at module level count the same way:
+//! `register_pre_permute("deepep_normal", "aiter")(func)` and `Pool.register("key", func)`.
 //!
 //! This over-approximates Python: a module that registers but is never imported still counts.
 
@@ -43,7 +45,9 @@ impl Interp<'_, '_> {
         let callers = self.functions_calling(&registering);
         registering.extend(callers.iter().map(|f| self.index.function(*f).name.to_string()));
         let applications = self.decorations_by(&registering);
-        if applications.len() > MAX_REGISTRATIONS {
+        let calls = self.module_calls_of(&registering);
+        let applications_len = applications.len();
+        if applications_len + calls.len() > MAX_REGISTRATIONS {
             self.bound(
                 Some(loc),
                 format!("more than {MAX_REGISTRATIONS} decorators register into `{name}`; the rest are not applied"),
@@ -58,6 +62,10 @@ impl Interp<'_, '_> {
         self.sharing += 1;
         for (file, decorator, target) in applications.into_iter().take(MAX_REGISTRATIONS) {
             self.apply_decorator(file, &decorator, target);
+        }
+        for (file, call) in calls.into_iter().take(MAX_REGISTRATIONS.saturating_sub(applications_len)) {
+            let mut frame = self.frame(None, file);
+            self.eval(&mut frame, &call, &Cond::TRUE);
         }
         self.sharing -= 1;
         self.raises_muted -= 1;
@@ -112,6 +120,50 @@ impl Interp<'_, '_> {
             if offsets.iter().any(|o| facts.range.start <= o.to_u32() && o.to_u32() < facts.range.end) {
                 out.push(FuncId { file, local: local as u32 });
             }
+        }
+        out
+    }
+
+    /// The calls made at import time, in module code (not in a function or class body; within
+    /// `if`, `try` and `with` blocks), of a function named (last segment) in `names`, directly
+    /// (`Pool.register("key", func)`) or through the function it returns (`register("key")(func)`).
+    fn module_calls_of(&self, names: &FxHashSet<String>) -> Vec<(FileId, Expr)> {
+        fn calls_named(expr: &Expr, names: &FxHashSet<String>) -> bool {
+            let Expr::Call(call) = expr else { return false };
+            let last = match call.func.as_ref() {
+                Expr::Name(n) => n.id.as_str(),
+                Expr::Attribute(a) => a.attr.as_str(),
+                inner @ Expr::Call(_) => return calls_named(inner, names),
+                _ => return false,
+            };
+            names.contains(last)
+        }
+        fn walk(body: &[Stmt], names: &FxHashSet<String>, file: FileId, out: &mut Vec<(FileId, Expr)>) {
+            for stmt in body {
+                match stmt {
+                    Stmt::Expr(e) if calls_named(&e.value, names) => out.push((file, (*e.value).clone())),
+                    Stmt::If(s) => {
+                        walk(&s.body, names, file, out);
+                        for clause in &s.elif_else_clauses {
+                            walk(&clause.body, names, file, out);
+                        }
+                    }
+                    Stmt::Try(s) => {
+                        walk(&s.body, names, file, out);
+                        walk(&s.orelse, names, file, out);
+                        walk(&s.finalbody, names, file, out);
+                    }
+                    Stmt::With(s) => walk(&s.body, names, file, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (file, entry) in self.index.files.iter_enumerated() {
+            if !names.iter().any(|n| entry.text.contains(&format!("{n}("))) {
+                continue;
+            }
+            walk(&entry.ast().body, names, file, &mut out);
         }
         out
     }

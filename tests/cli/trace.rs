@@ -606,6 +606,36 @@ fn functions_registered_by_decorators_are_one_configuration_per_key() {
 }
 
 #[test]
+fn functions_registered_by_calls_at_import_time_are_one_configuration_per_key() {
+    // `register_permute("deepep")(func)`, not a decorator: before, that key was missing and
+    // its configurations raised `KeyError`, leaving ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.call_registered.CallRegisteredMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.dispatch_format == \"standard\"".into()),
+            ("TWICE".into(), 2, "config.dispatch_format == \"deepep\"".into())
+        ]
+    );
+    // (Any other key raises `KeyError`.)
+    assert_eq!(out.json()["raises"][0]["exception"], "KeyError");
+    // `PermutePool.register("plain", func)` in a module-level `if` block: before, nothing was
+    // registered and every configuration raised; now only a key neither call registered does.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.call_registered.PoolRegisteredMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.dispatch_format == \"plain\"".into()),
+            ("NEVER".into(), 0, "config.dispatch_format == \"folded\"".into())
+        ]
+    );
+    let raises = out.json()["raises"].to_string();
+    assert!(raises.contains("no permute registered"), "{raises}");
+}
+
+#[test]
 fn a_plain_object_built_without_the_traced_value_is_built_when_its_fields_are_read() {
     // `Runner(backend)` carries nothing traced; `self.core` is read later. A backend the
     // registry lacks is not an error for `.get`: the `elif` chain decides.
