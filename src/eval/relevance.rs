@@ -29,6 +29,12 @@
 //!   (`stream_of(batch)`), or it reads a module global some function rebinds
 //!   (`_require_stack()`): named, it would be a fresh unknown instead of that state;
 //! - it is a generator whose items the evaluation can list (`_active_variants()`);
+//! - it is a method of an object the evaluation built that hands back a record of the tree its
+//!   own calls build (`dispatch(x, topk_output)` ending in `return
+//!   self._get_impl().dispatch_b(*state)`), that builds a record whose class has a property
+//!   (`DispatchOutput.format`), or that delegates by name to an object it holds
+//!   (`getattr(self._inners[i], name)(**kwargs)`) when handed an object: skipped, the record
+//!   would be data, and the code path its class picks lost;
 //! - it is a getter method called on an object the evaluation built (`return runner.backend if
 //!   runner is not None else None`, `return self._data.pop(item)`): what it returns is what the
 //!   object holds, which the object's own tests also read;
@@ -65,6 +71,9 @@ use super::interp::{Interp, ObjKind};
 use super::value::*;
 use crate::index::{BindingKind, ClassId, FuncId};
 use crate::resolve::{Ctx, Def};
+
+/// How many calls down a record handed back is followed (see `hands_back_record`).
+const MAX_RECORD_DEPTH: usize = 3;
 
 /// How far the static "calls code that mentions the value" search goes.
 const MAX_STATIC_DEPTH: usize = 6;
@@ -105,6 +114,8 @@ pub struct Relevance {
     nonlocal_writers: FxHashMap<FuncId, bool>,
     /// Methods that set their own object's attributes by name (see `sets_own_attributes`).
     attribute_setters: FxHashMap<FuncId, bool>,
+    /// Functions that call a method they look up by name (see `delegates_by_name`).
+    name_delegators: FxHashMap<FuncId, bool>,
     /// What a function's `return`s look up in (see `returned_lookups`).
     lookups: FxHashMap<FuncId, Rc<[ReadPath]>>,
     handovers: FxHashMap<ClassId, Vec<ruff_python_ast::name::Name>>,
@@ -115,6 +126,11 @@ pub struct Relevance {
     /// Functions that call, as far as resolution can tell, an operator that runs a module it
     /// looks up (see `calls_module_operator`).
     operator_users: FxHashMap<FuncId, bool>,
+    /// Functions that build records of a class with a property (see
+    /// `builds_record_with_property`).
+    property_records: FxHashMap<FuncId, bool>,
+    /// Functions whose `return`s hand back records their calls build (see `hands_back_record`).
+    record_handers: FxHashMap<FuncId, bool>,
     /// How many classes of the tree a function's `return`s build, when every one builds one
     /// (see `classes_every_return_builds`).
     record_builders: FxHashMap<FuncId, usize>,
@@ -264,6 +280,18 @@ impl Interp<'_, '_> {
         if args.all_values().any(|g| g.iter().any(|(_, v)| self.holds_object(v, 0))) && self.builds_record(func) {
             return true;
         }
+        // So does a method of an object the evaluation built that builds a record whose class
+        // has a property (`impl.dispatch_b(hidden, weights)` returning a `DispatchOutput`
+        // whose `format` the caller reads), even when handed only data.
+        if matches!(receiver, Some(Value::Obj(_))) && self.builds_record_with_property(func) {
+            return true;
+        }
+        // So does a method of an object the evaluation built that hands back what its own
+        // calls build (`dispatch(x, topk_output)` running `dispatch_a`, then `return
+        // self._get_impl().dispatch_b(*state)`, which builds the record).
+        if matches!(receiver, Some(Value::Obj(_))) && self.hands_over_object(args) && self.hands_back_record(func) {
+            return true;
+        }
         // Handed objects, a helper that sorts them into lists it returns (`declarations,
         // bindings = _stage_items(stages)`) repackages them: skipped, the lists would be
         // unknown values, their items and their length lost.
@@ -303,6 +331,17 @@ impl Interp<'_, '_> {
         // setattr(self, k, v)`, a state object's `update`), called on an object the evaluation
         // built: skipped, what it set would be lost (the index sees no attribute it writes).
         if matches!(receiver, Some(Value::Obj(_))) && self.sets_own_attributes(func) {
+            return true;
+        }
+        // A method that delegates by name to an object it holds (`return self._execute(
+        // "dispatch", **kwargs)`, which calls `getattr(self._inners[i], name)(**kwargs)`),
+        // called on an object the evaluation built and handed one: what it runs is known only
+        // once `name` and the object are, so no static search sees it. Skipped, the record the
+        // delegate hands back (whose class or `format` steers the caller) would be plain data.
+        // (What dicts splatted into the call hold counts as handed over: a wrapper passes its
+        // `**kwargs` on. Handed only data, as an op's `forward` picking one of its own backend
+        // methods by name is, it stays an outside computation on that data.)
+        if matches!(receiver, Some(Value::Obj(_))) && self.hands_over_object(args) && self.delegates_by_name(func, 1) {
             return true;
         }
         // A helper that reorders or fills a list or dict built here (`_move_to_back(backends,
@@ -782,17 +821,54 @@ impl Interp<'_, '_> {
             return false;
         }
         let receiver = facts.params[0].name.clone();
+        // `setattr(self, ...)`.
         self.definition_fact(
             func,
             |r| &mut r.attribute_setters,
             |def| {
-                let mut finder = OwnSetattr { receiver, found: false };
-                for stmt in &def.body {
-                    ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
-                }
-                finder.found
+                body_calls(def, |call| {
+                    is_name(Some(&call.func), "setattr") && is_name(call.arguments.args.first(), &receiver)
+                })
             },
         )
+    }
+
+    /// Whether a call hands over an object of the tree, also as an entry of a dict it splats
+    /// (`self._execute("dispatch", **kwargs)`).
+    fn hands_over_object(&self, args: &Args) -> bool {
+        if args.all_values().any(|g| g.iter().any(|(_, v)| self.holds_object(v, 0))) {
+            return true;
+        }
+        if args.splats.is_empty() {
+            return false;
+        }
+        let expanded = self.with_splatted_entries(Args { splats: args.splats.clone(), ..Args::default() });
+        expanded.all_values().any(|g| g.iter().any(|(_, v)| self.holds_object(v, 0)))
+    }
+
+    /// Whether method `func` calls what `getattr` looks up on another object than its own
+    /// (`getattr(self._inners[i], name)(**kwargs)`; not `getattr(self, name)(...)`, an op
+    /// picking one of its own methods), or, up to `depth` calls down (as resolved statically),
+    /// calls a method that does.
+    fn delegates_by_name(&mut self, func: FuncId, depth: usize) -> bool {
+        let facts = self.index.function(func);
+        if facts.class().is_none() || facts.call_params().len() == facts.params.len() {
+            return false;
+        }
+        let receiver = facts.params[0].name.clone();
+        // `getattr(obj, name)(...)`, `obj` not `self`.
+        let direct = self.definition_fact(
+            func,
+            |r| &mut r.name_delegators,
+            |def| {
+                body_calls(def, |call| {
+                    matches!(call.func.as_ref(), Expr::Call(inner)
+                        if is_name(Some(&inner.func), "getattr") && !is_name(inner.arguments.args.first(), &receiver))
+                })
+            },
+        );
+        direct
+            || (depth > 0 && self.static_callees(func).iter().any(|&callee| self.delegates_by_name(callee, depth - 1)))
     }
 
     /// Whether `func` is a module function with a getter's body (see `is_getter_method`):
@@ -969,12 +1045,100 @@ impl Interp<'_, '_> {
         self.classes_every_return_builds(func) >= 1
     }
 
+    /// Whether every `return` of `func` gives a record of the tree that it builds or that the
+    /// functions it calls there give (as resolved statically, [`MAX_RECORD_DEPTH`] calls down),
+    /// directly or through a local assigned once (`ret = self.dispatch_b(); return ret`).
+    fn hands_back_record(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.record_handers.get(&func) {
+            return known;
+        }
+        let found = self.hands_back_record_within(func, MAX_RECORD_DEPTH);
+        self.relevance.record_handers.insert(func, found);
+        found
+    }
+
+    fn hands_back_record_within(&mut self, func: FuncId, depth: usize) -> bool {
+        if self.builds_record(func) {
+            return true;
+        }
+        if depth == 0 {
+            return false;
+        }
+        let scope = self.resolver.local_scope(func);
+        let ctx = Ctx::function(func);
+        let mut any = false;
+        for ret in &scope.returns {
+            let mut value = match ret.value.as_deref() {
+                None | Some(Expr::NoneLiteral(_)) => continue,
+                Some(value) => value,
+            };
+            if let Expr::Name(name) = value {
+                match scope.bindings.get(&name.id).map(Vec::as_slice) {
+                    Some([binding]) => match &binding.kind {
+                        crate::resolve::LocalKind::Value(expr) => value = expr,
+                        _ => return false,
+                    },
+                    _ => return false,
+                }
+            }
+            let Expr::Call(call) = value else { return false };
+            let callees: Vec<FuncId> = self
+                .resolver
+                .resolve(&ctx, &call.func)
+                .iter()
+                .filter_map(|found| match found.def {
+                    Def::Function(f) | Def::BoundMethod { func: f, .. } => Some(f),
+                    _ => None,
+                })
+                .collect();
+            // (A base's abstract method, which only raises, returns nothing: it does not count.)
+            let returning: Vec<FuncId> =
+                callees.into_iter().filter(|f| !self.resolver.local_scope(*f).returns.is_empty()).collect();
+            if returning.is_empty() || !returning.into_iter().all(|f| self.hands_back_record_within(f, depth - 1)) {
+                return false;
+            }
+            any = true;
+        }
+        any
+    }
+
     /// How many classes of the tree `func`'s `return`s build when every one of them builds an
     /// object of a class of the tree or gives `None` (at least one builds); 0 otherwise.
     fn classes_every_return_builds(&mut self, func: FuncId) -> usize {
         if let Some(&known) = self.relevance.record_builders.get(&func) {
             return known;
         }
+        let (count, _) = self.record_classes(func);
+        self.relevance.record_builders.insert(func, count);
+        count
+    }
+
+    /// Whether every `return` of `func` builds a record (or gives `None`) and one of the
+    /// classes it builds has a property (`DispatchOutput.format`): skipped, the record would
+    /// be data, and what its property says (read later to pick a code path) lost.
+    fn builds_record_with_property(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.property_records.get(&func) {
+            return known;
+        }
+        let (count, classes) = self.record_classes(func);
+        let found = count > 0
+            && classes.iter().any(|c| {
+                self.resolver.mro(*c).classes.iter().any(|k| {
+                    self.index.class(*k).body.iter().any(|b| match b.kind {
+                        BindingKind::Function(f) => {
+                            matches!(self.index.function(f).kind, crate::index::FunctionKind::Property)
+                        }
+                        _ => false,
+                    })
+                })
+            });
+        self.relevance.property_records.insert(func, found);
+        found
+    }
+
+    /// The classes `func`'s `return`s build, and how many, when every one of them builds an
+    /// object of a class of the tree or gives `None` (at least one builds); 0 otherwise.
+    fn record_classes(&mut self, func: FuncId) -> (usize, Vec<ClassId>) {
         let scope = self.resolver.local_scope(func);
         let ctx = Ctx::function(func);
         let mut built = FxHashSet::default();
@@ -985,9 +1149,12 @@ impl Interp<'_, '_> {
                 None | Some(Expr::NoneLiteral(_)) => true,
                 Some(value) => self.constructed_classes(&ctx, value, &mut built),
             });
-        let count = if all_build { built.len() } else { 0 };
-        self.relevance.record_builders.insert(func, count);
-        count
+        if !all_build {
+            return (0, Vec::new());
+        }
+        let mut classes: Vec<ClassId> = built.into_iter().collect();
+        classes.sort();
+        (classes.len(), classes)
     }
 
     pub(super) fn is_predicate(&mut self, func: FuncId) -> bool {
@@ -2073,13 +2240,14 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for ParameterAttributeReads<'_> {
     }
 }
 
-/// Finds `setattr(<receiver>, ...)` in a method's body (outside nested definitions).
-struct OwnSetattr {
-    receiver: ruff_python_ast::name::Name,
+/// Finds a call for which `test` holds in a function's body, outside nested definitions
+/// (`setattr(self, ...)`, `getattr(self._inner, name)(...)`).
+struct FindCall<F: Fn(&ast::ExprCall) -> bool> {
+    test: F,
     found: bool,
 }
 
-impl<'a> ruff_python_ast::visitor::Visitor<'a> for OwnSetattr {
+impl<'a, F: Fn(&ast::ExprCall) -> bool> ruff_python_ast::visitor::Visitor<'a> for FindCall<F> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
             ruff_python_ast::visitor::walk_stmt(self, stmt);
@@ -2088,14 +2256,26 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for OwnSetattr {
 
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Call(call) = expr {
-            let is_setattr = matches!(call.func.as_ref(), Expr::Name(n) if n.id.as_str() == "setattr");
-            let on_receiver = matches!(call.arguments.args.first(), Some(Expr::Name(n)) if n.id == self.receiver);
-            if is_setattr && on_receiver {
+            if (self.test)(call) {
                 self.found = true;
             }
         }
         ruff_python_ast::visitor::walk_expr(self, expr);
     }
+}
+
+/// Whether `def`'s own body has a call for which `test` holds.
+fn body_calls(def: &ast::StmtFunctionDef, test: impl Fn(&ast::ExprCall) -> bool) -> bool {
+    let mut finder = FindCall { test, found: false };
+    for stmt in &def.body {
+        ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
+    }
+    finder.found
+}
+
+/// Whether `expr` is the name `name`.
+fn is_name(expr: Option<&Expr>, name: &str) -> bool {
+    matches!(expr, Some(Expr::Name(n)) if n.id.as_str() == name)
 }
 
 /// Finds a change to a container a parameter holds (see `Interp::mutates_parameter`).

@@ -636,6 +636,17 @@ fn functions_registered_by_calls_at_import_time_are_one_configuration_per_key() 
 }
 
 #[test]
+fn a_record_handed_back_through_a_delegating_dispatcher_keeps_its_class() {
+    // `getattr(self._inners[i], name)(**kwargs)`, then `self._get_impl().dispatch_b(*state)`
+    // building a record whose `format` property picks the branch: skipped, the record was
+    // data, its format unknown, and half the configurations raised.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.delegated_dispatch.DelegatedDispatchMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    assert!(out.json()["raises"].is_null(), "{:#}", out.json()["raises"]);
+}
+
+#[test]
 fn a_plain_object_built_without_the_traced_value_is_built_when_its_fields_are_read() {
     // `Runner(backend)` carries nothing traced; `self.core` is read later. A backend the
     // registry lacks is not an error for `.get`: the `elif` chain decides.
