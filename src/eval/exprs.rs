@@ -2725,15 +2725,22 @@ pub fn names_a_count(display: &str) -> bool {
 const EMPTY_DATA: &str = "the data is empty: there is nothing to scale";
 
 /// Whether `left == right` is a test under which the number of applications cannot matter:
-/// the traced value compared with 1, or data compared with emptiness (`x.shape[0] == 0`;
+/// the traced value compared with 1 or 0, or data compared with emptiness (`x.shape[0] == 0`;
 /// `size`: whether `left` is the size of some data, `Interp::is_size`).
 fn vacuous_test(left: &Value, right: &Value, size: bool) -> Option<&'static str> {
     let is_one = |v: &Value| {
         matches!(v, Value::Const(Constant::Int(1))) || matches!(v, Value::Const(Constant::Float(f)) if *f == 1.0)
     };
+    let is_zero = |v: &Value| {
+        matches!(v, Value::Const(Constant::Int(0))) || matches!(v, Value::Const(Constant::Float(f)) if *f == 0.0)
+    };
     let is_traced = |v: &Value| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced());
     if (is_traced(left) && is_one(right)) || (is_one(left) && is_traced(right)) {
         return Some("the value is 1: applying it any number of times gives the same result");
+    }
+    // (`if factor != 0: weights[:, -1] = 1.0 / factor`: as with `if not factor`.)
+    if (is_traced(left) && is_zero(right)) || (is_zero(left) && is_traced(right)) {
+        return Some("the value is 0 or None: there is nothing to apply");
     }
     if size && matches!(right, Value::Const(Constant::Int(0))) {
         return Some(EMPTY_DATA);

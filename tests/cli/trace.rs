@@ -647,6 +647,19 @@ fn a_record_handed_back_through_a_delegating_dispatcher_keeps_its_class() {
 }
 
 #[test]
+fn a_factor_equal_to_zero_leaves_nothing_to_apply() {
+    // `if factor != 0:` guards the multiply: the configurations where it is 0 are left out
+    // with a reason, as `if not factor:` is, rather than a NEVER row.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.zero_guard.ZeroGuardMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    assert_eq!(
+        out.json()["vacuous"],
+        serde_json::json!([{"condition": "factor == 0", "why": "the value is 0 or None: there is nothing to apply"}])
+    );
+}
+
+#[test]
 fn a_plain_object_built_without_the_traced_value_is_built_when_its_fields_are_read() {
     // `Runner(backend)` carries nothing traced; `self.core` is read later. A backend the
     // registry lacks is not an error for `.get`: the `elif` chain decides.
