@@ -125,45 +125,22 @@ impl Interp<'_, '_> {
     }
 
     /// The calls made at import time, in module code (not in a function or class body; within
-    /// `if`, `try` and `with` blocks), of a function named (last segment) in `names`, directly
-    /// (`Pool.register("key", func)`) or through the function it returns (`register("key")(func)`).
+    /// `if`, `try`, `with` and loop blocks), of a function named (last segment) in `names`,
+    /// directly (`Pool.register("key", func)`) or through the function it returns
+    /// (`register("key")(func)`), as the index recorded them.
     fn module_calls_of(&self, names: &FxHashSet<String>) -> Vec<(FileId, Expr)> {
-        fn calls_named(expr: &Expr, names: &FxHashSet<String>) -> bool {
-            let Expr::Call(call) = expr else { return false };
-            let last = match call.func.as_ref() {
-                Expr::Name(n) => n.id.as_str(),
-                Expr::Attribute(a) => a.attr.as_str(),
-                inner @ Expr::Call(_) => return calls_named(inner, names),
-                _ => return false,
-            };
-            names.contains(last)
-        }
-        fn walk(body: &[Stmt], names: &FxHashSet<String>, file: FileId, out: &mut Vec<(FileId, Expr)>) {
-            for stmt in body {
-                match stmt {
-                    Stmt::Expr(e) if calls_named(&e.value, names) => out.push((file, (*e.value).clone())),
-                    Stmt::If(s) => {
-                        walk(&s.body, names, file, out);
-                        for clause in &s.elif_else_clauses {
-                            walk(&clause.body, names, file, out);
-                        }
-                    }
-                    Stmt::Try(s) => {
-                        walk(&s.body, names, file, out);
-                        walk(&s.orelse, names, file, out);
-                        walk(&s.finalbody, names, file, out);
-                    }
-                    Stmt::With(s) => walk(&s.body, names, file, out),
-                    _ => {}
-                }
-            }
-        }
         let mut out = Vec::new();
         for (file, entry) in self.index.files.iter_enumerated() {
-            if !names.iter().any(|n| entry.text.contains(&format!("{n}("))) {
+            let mut calls = entry.facts.module_calls.iter().filter(|c| names.contains(c.callee.as_str())).peekable();
+            if calls.peek().is_none() {
                 continue;
             }
-            walk(&entry.ast().body, names, file, &mut out);
+            let module = entry.ast();
+            for call in calls {
+                if let Some(Stmt::Expr(stmt)) = crate::syntax::stmt_with_range(&module.body, call.range) {
+                    out.push((file, (*stmt.value).clone()));
+                }
+            }
         }
         out
     }

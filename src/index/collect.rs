@@ -201,6 +201,11 @@ impl<'a> Collector<'a> {
             Stmt::Expr(node) => {
                 self.setattr_call(&node.value);
                 self.container_update(&node.value, scope);
+                if matches!(scope, Scope::Module) {
+                    if let Some(callee) = called_name(&node.value) {
+                        self.facts.module_calls.push(ModuleCall { callee, range: stmt.range().into() });
+                    }
+                }
             }
             Stmt::Global(node) if matches!(scope, Scope::Function { .. }) => {
                 self.facts.rebound_globals.extend(node.names.iter().map(|n| n.id.clone()));
@@ -488,4 +493,16 @@ fn function_kind(decorators: &[Expr], in_class: bool) -> FunctionKind {
         }
     }
     if in_class { FunctionKind::Method } else { FunctionKind::Function }
+}
+
+/// The last segment of the name `expr` calls, directly or through the function a call of it
+/// returns (`register` in `register("key")(func)`, `Pool.register("key", func)`).
+fn called_name(expr: &Expr) -> Option<ruff_python_ast::name::Name> {
+    let Expr::Call(call) = expr else { return None };
+    match call.func.as_ref() {
+        Expr::Name(n) => Some(n.id.clone()),
+        Expr::Attribute(a) => Some(a.attr.id.clone()),
+        inner @ Expr::Call(_) => called_name(inner),
+        _ => None,
+    }
 }

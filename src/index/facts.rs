@@ -244,6 +244,20 @@ pub struct FileFacts {
     /// `Name.attr = value` at module level (`Config.MethodCls = Method` after the class
     /// statement): an attribute set on a class, or a module, once the file has run.
     pub module_attr_assigns: Vec<ModuleAttrAssign>,
+    /// Calls made as statements in module code (also in its `if`/`try`/`with`/loop blocks),
+    /// by the name they call: `register("key")(func)` and `Pool.register("key", func)` fill
+    /// registries when the file is imported.
+    pub module_calls: Vec<ModuleCall>,
+}
+
+/// A call made as a statement in a module's own code.
+#[derive(Clone, Debug)]
+pub struct ModuleCall {
+    /// The last segment of the name called, or of the name whose result is called
+    /// (`register` in `register("key")(func)` and in `Pool.register("key", func)`).
+    pub callee: ruff_python_ast::name::Name,
+    /// The statement.
+    pub range: Span,
 }
 
 /// `object.attr = value` in a module's own code, `object` a name.
