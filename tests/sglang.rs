@@ -966,6 +966,82 @@ fn sglang_0_5_13_never_applies_hunyuan_v3s_factor_on_npu_with_renormalized_weigh
     assert!(rows.iter().any(|r| r["verdict"] == "ONCE" && !r["when"].as_str().unwrap().contains("route_norm")));
 }
 
+/// SGLang 0.5.13's `DeepseekV2MoE` on ROCm with aiter and the MoRI all-to-all (a DeepEP-class
+/// backend), unquantized, no batch overlap, a routed (not hash) layer.
+fn aiter_mori_trace(tree: &PathBuf, fusion_disabled: bool) -> Value {
+    let disabled = format!("get_global_server_args().disable_shared_experts_fusion={fusion_disabled}");
+    let assumptions = [
+        "quant_config=None",
+        "get_bool_env_var(\"SGLANG_USE_AITER\")=true",
+        "MOE_A2A_BACKEND=mori",
+        "MOE_RUNNER_BACKEND=auto",
+        "is_nextn=false",
+        "is_deepseek_v4=false",
+        "is_in_piecewise_cuda_graph()=false",
+        "is_sbo_enabled()=false",
+        "is_tbo_enabled()=false",
+        "envs.SGLANG_BLACKWELL_OVERLAP_SHARED_EXPERTS_OUTSIDE_SBO.get()=false",
+        "layer_id < config.num_hash_layers=false",
+        "config.n_shared_experts > 0=true",
+        &disabled,
+    ];
+    trace_on(tree, "routed_scaling_factor", "sglang.srt.models.deepseek_v2.DeepseekV2MoE", "rocm", &assumptions)
+}
+
+#[test]
+fn sglang_0_5_13_weights_the_fused_shared_expert_by_the_inverse_on_aiter_with_mori() {
+    // SGLang 0.5.13, read in topk.py and deepseek_v2.py of that release: with a DeepEP-class
+    // all-to-all, `_remap_topk_for_deepep` sets the fused shared expert's weight to
+    // `1 / routed_scaling_factor` "to compensate the post-MoE scaling"; aiter's
+    // `biased_grouped_topk` folds the factor into the routed weights and `forward_deepep`
+    // skips the post-MoE multiply `_use_aiter`. The shared expert ends at 1/f, the routed ones
+    // at f: MIXED (sglang PR 28237, degenerate long outputs on MoRI; later releases weight the
+    // slot 1.0 on aiter). The trace reaches the remap only through the dispatcher wrapper's
+    // `getattr(self._inners[i], name)(**kwargs)`, the dispatch record built by
+    // `_get_impl().dispatch_b(...)`, and the aiter permute registered by a call.
+    let Some(tree) = fetch("0.5.13") else { return };
+    let fused = aiter_mori_trace(&tree, false);
+    assert_eq!(fused["verdict"], "MIXED", "{:#}", fused["rows"]);
+    let rows = fused["rows"].as_array().unwrap();
+    // (Rows where a debug switch replaces the routing by a simulated one: every product of
+    // their condition turns one on.)
+    let simulated = |r: &Value| {
+        let products = r["conditions"].as_array().unwrap();
+        !products.is_empty()
+            && products.iter().all(|p| {
+                holds(p, "envs.SGLANG_SIMULATE_UNIFORM_EXPERTS.get()", true)
+                    || holds(p, "envs.SGLANG_SIMULATE_ROUND_ROBIN_EXPERTS.get()", true)
+            })
+    };
+    let mixed: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "MIXED").collect();
+    assert_eq!(mixed.len(), 1, "{rows:#?}");
+    assert_eq!(mixed[0]["exponents"], serde_json::json!([-1, 1]), "{:#}", mixed[0]);
+    assert!(!simulated(mixed[0]), "{:#}", mixed[0]);
+    let sites = |part: &Value| -> Vec<(String, u64)> {
+        part["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s["location"]["path"].as_str().unwrap().to_string(), s["location"]["line"].as_u64().unwrap()))
+            .collect()
+    };
+    let parts = mixed[0]["parts"].as_array().unwrap();
+    let inverse = parts.iter().find(|p| p["exponent"] == -1).expect("a part at 1/f");
+    assert!(sites(inverse).contains(&("sglang/srt/layers/moe/topk.py".into(), 1464)), "{inverse:#}");
+    let once = parts.iter().find(|p| p["exponent"] == 1).expect("a part at f");
+    assert!(sites(once).contains(&("sglang/srt/layers/moe/topk.py".into(), 1250)), "{once:#}");
+    // aiter's model names the factor where the call passes it (eighth, after `need_renorm`).
+    let aiter = once["sites"].as_array().unwrap().iter().find(|s| s["callee"] == "aiter.biased_grouped_topk");
+    assert!(aiter.unwrap()["note"].as_str().unwrap().starts_with("applied by the kernel"), "{once:#}");
+
+    // The shared expert run on its own (fusion disabled): the routed weights carry the factor,
+    // once, wherever the routing is not simulated.
+    let separate = aiter_mori_trace(&tree, true);
+    let rows = separate["rows"].as_array().unwrap();
+    assert!(rows.iter().any(|r| r["verdict"] == "ONCE"), "{rows:#?}");
+    assert!(rows.iter().filter(|r| !simulated(r)).all(|r| r["verdict"] == "ONCE"), "{rows:#?}");
+}
+
 #[test]
 fn sglang_0_4_7_never_applies_the_factor_with_expert_parallel_moe_on_cuda() {
     // SGLang 0.4.7, the first release that folds the factor into the Triton experts on CUDA
