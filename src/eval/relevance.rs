@@ -29,12 +29,12 @@
 //!   (`stream_of(batch)`), or it reads a module global some function rebinds
 //!   (`_require_stack()`): named, it would be a fresh unknown instead of that state;
 //! - it is a generator whose items the evaluation can list (`_active_variants()`);
-//! - it is a method of an object the evaluation built that hands back a record of the tree its
-//!   own calls build (`dispatch(x, topk_output)` ending in `return
-//!   self._get_impl().dispatch_b(*state)`), that builds a record whose class has a property
-//!   (`DispatchOutput.format`), or that delegates by name to an object it holds
-//!   (`getattr(self._inners[i], name)(**kwargs)`) when handed an object: skipped, the record
-//!   would be data, and the code path its class picks lost;
+//! - it is a method of an object the evaluation built, handed an object, that hands back a
+//!   record of the tree its own calls build (`dispatch(x, topk_output)` ending in `return
+//!   self._get_impl().dispatch_b(*state)`), or one such method that the record comes through
+//!   (`impl.dispatch_b(hidden, weights)`, handed only data), or one that delegates by name to
+//!   an object it holds (`getattr(self._inners[i], name)(**kwargs)`) when handed an object:
+//!   skipped, the record would be data, and the code path its class picks (`format`) lost;
 //! - it is a getter method called on an object the evaluation built (`return runner.backend if
 //!   runner is not None else None`, `return self._data.pop(item)`): what it returns is what the
 //!   object holds, which the object's own tests also read;
@@ -126,9 +126,9 @@ pub struct Relevance {
     /// Functions that call, as far as resolution can tell, an operator that runs a module it
     /// looks up (see `calls_module_operator`).
     operator_users: FxHashMap<FuncId, bool>,
-    /// Functions that build records of a class with a property (see
-    /// `builds_record_with_property`).
-    property_records: FxHashMap<FuncId, bool>,
+    /// The frames (stack depth, function) evaluated because they hand back a record their
+    /// calls build (see `hands_back_record`); stale entries are dropped when next read.
+    record_chain: Vec<(usize, FuncId)>,
     /// Functions whose `return`s hand back records their calls build (see `hands_back_record`).
     record_handers: FxHashMap<FuncId, bool>,
     /// How many classes of the tree a function's `return`s build, when every one builds one
@@ -139,6 +139,16 @@ pub struct Relevance {
 impl Interp<'_, '_> {
     /// Whether evaluating a call of `func` with these arguments can matter for the answer.
     pub fn worth_evaluating(&mut self, func: FuncId, receiver: Option<&Value>, args: &Args) -> bool {
+        let worth = self.worth_evaluating_by_rules(func, receiver, args);
+        // A method of a built object, evaluated, that hands back a record its calls build:
+        // the calls the record comes through are evaluated too (see `in_record_chain`).
+        if worth && matches!(receiver, Some(Value::Obj(_))) && self.hands_back_record(func) {
+            self.relevance.record_chain.push((self.stack.len() + 1, func));
+        }
+        worth
+    }
+
+    fn worth_evaluating_by_rules(&mut self, func: FuncId, receiver: Option<&Value>, args: &Args) -> bool {
         if self.stack.is_empty() || self.registering > 0 || self.force.take() == Some(func) {
             return true;
         }
@@ -280,16 +290,15 @@ impl Interp<'_, '_> {
         if args.all_values().any(|g| g.iter().any(|(_, v)| self.holds_object(v, 0))) && self.builds_record(func) {
             return true;
         }
-        // So does a method of an object the evaluation built that builds a record whose class
-        // has a property (`impl.dispatch_b(hidden, weights)` returning a `DispatchOutput`
-        // whose `format` the caller reads), even when handed only data.
-        if matches!(receiver, Some(Value::Obj(_))) && self.builds_record_with_property(func) {
-            return true;
-        }
         // So does a method of an object the evaluation built that hands back what its own
         // calls build (`dispatch(x, topk_output)` running `dispatch_a`, then `return
-        // self._get_impl().dispatch_b(*state)`, which builds the record).
-        if matches!(receiver, Some(Value::Obj(_))) && self.hands_over_object(args) && self.hands_back_record(func) {
+        // self._get_impl().dispatch_b(*state)`, which builds the record), and, inside it, the
+        // methods through which the record comes (`impl.dispatch_b(hidden, weights)`, handed
+        // only data).
+        if matches!(receiver, Some(Value::Obj(_)))
+            && (self.hands_over_object(args) || self.in_record_chain())
+            && self.hands_back_record(func)
+        {
             return true;
         }
         // Handed objects, a helper that sorts them into lists it returns (`declarations,
@@ -1045,6 +1054,14 @@ impl Interp<'_, '_> {
         self.classes_every_return_builds(func) >= 1
     }
 
+    /// Whether the function being evaluated was evaluated because it hands back a record its
+    /// calls build.
+    fn in_record_chain(&mut self) -> bool {
+        let stack = &self.stack;
+        self.relevance.record_chain.retain(|&(depth, func)| stack.get(depth - 1) == Some(&func));
+        self.relevance.record_chain.last().is_some_and(|&(depth, _)| depth == self.stack.len())
+    }
+
     /// Whether every `return` of `func` gives a record of the tree that it builds or that the
     /// functions it calls there give (as resolved statically, [`MAX_RECORD_DEPTH`] calls down),
     /// directly or through a local assigned once (`ret = self.dispatch_b(); return ret`).
@@ -1108,37 +1125,6 @@ impl Interp<'_, '_> {
         if let Some(&known) = self.relevance.record_builders.get(&func) {
             return known;
         }
-        let (count, _) = self.record_classes(func);
-        self.relevance.record_builders.insert(func, count);
-        count
-    }
-
-    /// Whether every `return` of `func` builds a record (or gives `None`) and one of the
-    /// classes it builds has a property (`DispatchOutput.format`): skipped, the record would
-    /// be data, and what its property says (read later to pick a code path) lost.
-    fn builds_record_with_property(&mut self, func: FuncId) -> bool {
-        if let Some(&known) = self.relevance.property_records.get(&func) {
-            return known;
-        }
-        let (count, classes) = self.record_classes(func);
-        let found = count > 0
-            && classes.iter().any(|c| {
-                self.resolver.mro(*c).classes.iter().any(|k| {
-                    self.index.class(*k).body.iter().any(|b| match b.kind {
-                        BindingKind::Function(f) => {
-                            matches!(self.index.function(f).kind, crate::index::FunctionKind::Property)
-                        }
-                        _ => false,
-                    })
-                })
-            });
-        self.relevance.property_records.insert(func, found);
-        found
-    }
-
-    /// The classes `func`'s `return`s build, and how many, when every one of them builds an
-    /// object of a class of the tree or gives `None` (at least one builds); 0 otherwise.
-    fn record_classes(&mut self, func: FuncId) -> (usize, Vec<ClassId>) {
         let scope = self.resolver.local_scope(func);
         let ctx = Ctx::function(func);
         let mut built = FxHashSet::default();
@@ -1149,12 +1135,9 @@ impl Interp<'_, '_> {
                 None | Some(Expr::NoneLiteral(_)) => true,
                 Some(value) => self.constructed_classes(&ctx, value, &mut built),
             });
-        if !all_build {
-            return (0, Vec::new());
-        }
-        let mut classes: Vec<ClassId> = built.into_iter().collect();
-        classes.sort();
-        (classes.len(), classes)
+        let count = if all_build { built.len() } else { 0 };
+        self.relevance.record_builders.insert(func, count);
+        count
     }
 
     pub(super) fn is_predicate(&mut self, func: FuncId) -> bool {
