@@ -50,7 +50,9 @@ impl Interp<'_, '_> {
         if applications_len + calls.len() > MAX_REGISTRATIONS {
             self.bound(
                 Some(loc),
-                format!("more than {MAX_REGISTRATIONS} decorators register into `{name}`; the rest are not applied"),
+                format!(
+                    "more than {MAX_REGISTRATIONS} decorators and calls register into `{name}`; the rest are not applied"
+                ),
             );
         }
         // Import time: unconditional, shared objects, no raise constrains the trace.

@@ -498,11 +498,15 @@ fn function_kind(decorators: &[Expr], in_class: bool) -> FunctionKind {
 /// The last segment of the name `expr` calls, directly or through the function a call of it
 /// returns (`register` in `register("key")(func)`, `Pool.register("key", func)`).
 fn called_name(expr: &Expr) -> Option<ruff_python_ast::name::Name> {
+    // (A loop, not recursion: `f()()()...` may nest as deep as the file likes.)
     let Expr::Call(call) = expr else { return None };
-    match call.func.as_ref() {
-        Expr::Name(n) => Some(n.id.clone()),
-        Expr::Attribute(a) => Some(a.attr.id.clone()),
-        inner @ Expr::Call(_) => called_name(inner),
-        _ => None,
+    let mut call = call;
+    loop {
+        match call.func.as_ref() {
+            Expr::Name(n) => return Some(n.id.clone()),
+            Expr::Attribute(a) => return Some(a.attr.id.clone()),
+            Expr::Call(inner) => call = inner,
+            _ => return None,
+        }
     }
 }
