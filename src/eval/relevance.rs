@@ -143,6 +143,7 @@ impl Interp<'_, '_> {
         // A method of a built object, evaluated, that hands back a record its calls build:
         // the calls the record comes through are evaluated too (see `in_record_chain`).
         if worth && matches!(receiver, Some(Value::Obj(_))) && self.hands_back_record(func) {
+            self.prune_record_chain();
             self.relevance.record_chain.push((self.stack.len() + 1, func));
         }
         worth
@@ -1057,9 +1058,14 @@ impl Interp<'_, '_> {
     /// Whether the function being evaluated was evaluated because it hands back a record its
     /// calls build.
     fn in_record_chain(&mut self) -> bool {
+        self.prune_record_chain();
+        self.relevance.record_chain.last().is_some_and(|&(depth, _)| depth == self.stack.len())
+    }
+
+    /// Drops the chain's frames that have returned, so that it holds only frames on the stack.
+    fn prune_record_chain(&mut self) {
         let stack = &self.stack;
         self.relevance.record_chain.retain(|&(depth, func)| stack.get(depth - 1) == Some(&func));
-        self.relevance.record_chain.last().is_some_and(|&(depth, _)| depth == self.stack.len())
     }
 
     /// Whether every `return` of `func` gives a record of the tree that it builds or that the
