@@ -4388,3 +4388,35 @@ fn a_decorator_of_the_tree_that_wraps_the_function_runs_its_wrapper() {
         assert_eq!(rows(&out).iter().filter(|r| r.0 == "TWICE").count(), 1, "{entry}: {}", out.stdout);
     }
 }
+
+#[test]
+fn a_count_above_a_number_is_not_none() {
+    // `if n is None: return routed` then `if n > 0:`: assumed `n > 0`, the `None` row is gone
+    // (it was a NEVER row the assumption could not exclude).
+    let entry = "gate.optional_count.AssumedCountMoE";
+    let assumed = ["--entry", entry, "--assume", "config.n_shared_experts > 0=true"];
+    let (code, verdict, out) = trace("trace/router", &assumed);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    let (_, verdict, out) = trace("trace/router", &["--entry", entry]);
+    assert_eq!(verdict, "NEVER", "{}", out.stdout);
+    assert_eq!(rows(&out).last().unwrap().2, "config.n_shared_experts == None");
+}
+
+#[test]
+fn ordering_a_value_that_may_be_none_raises_where_it_is() {
+    // `if self.n_shared_experts > 0:` where the constructor tested the count for `None`:
+    // Python raises `TypeError` there, so `None` is no configuration taking the `else` branch.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.optional_count.UnguardedCountMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.n_shared_experts > 0".into()),
+            ("NEVER".into(), 0, "config.n_shared_experts <= 0".into())
+        ]
+    );
+    let raises = out.json()["raises"].to_string();
+    assert!(raises.contains("\"line\":43") && raises.contains("self.n_shared_experts > 0"), "{raises}");
+    assert!(!raises.contains("\"line\":44"), "{raises}");
+}

@@ -167,8 +167,8 @@ fn linked(a: &AtomKey, va: &Cond, b: &AtomKey, vb: &Cond) -> Option<Cond> {
         // A value equals at most one constant; an object has at most one class.
         (AtomKey::Equals(_, x), AtomKey::Equals(_, y)) if x != y => Some(va.and(vb).not()),
         (AtomKey::IsClass(_, x), AtomKey::IsClass(_, y)) if x != y => Some(va.and(vb).not()),
-        // An object of a class is not `None`.
-        (AtomKey::IsClass(..), AtomKey::Equals(_, Constant::None)) => Some(va.and(vb).not()),
+        // An object of a class is not `None`; nor is a value above a number (`None > 0` raises).
+        (AtomKey::IsClass(..) | AtomKey::Above { .. }, AtomKey::Equals(_, Constant::None)) => Some(va.and(vb).not()),
         // `x == c` decides whether `x` is truthy, and whether it is above a number.
         (AtomKey::Equals(_, c), AtomKey::Truthy(_)) => {
             Some(implies(va, &if constant_truthy(c) { *vb } else { vb.not() }))
