@@ -643,16 +643,17 @@ impl Interp<'_, '_> {
         let mut result = self.conds.truth();
         let mut left = self.eval(frame, &compare.left, pc);
         let mut left_text = self.text(self.loc(frame.file, &*compare.left));
-        let mut pc = *pc;
         for (op, right_expr) in compare.ops.iter().zip(compare.comparators.iter()) {
-            let right = self.eval(frame, right_expr, &pc);
+            let right = self.eval(frame, right_expr, pc);
             let right_text = self.text(self.loc(frame.file, right_expr));
-            // Ordering `None` raises `TypeError` (`None > 0`): those configurations leave here.
+            // Ordering `None` raises `TypeError` (`None > 0`): those configurations leave the
+            // table. (The test itself is left as it is there: a value above a number is not
+            // `None`, so they take the branch for "not above"; narrowing the condition instead
+            // made every later value carry the exclusion, and diagrams grow.)
             if matches!(op, CmpOp::Lt | CmpOp::LtE | CmpOp::Gt | CmpOp::GtE) {
                 let none = self.none_within(&left).or(&self.none_within(&right));
                 if !none.is_false() && self.conds.feasible(&pc.and(&none)) {
                     self.raise_of(Some("TypeError"), &pc.and(&none), loc);
-                    pc = pc.and(&none.not());
                 }
             }
             let holds = self.compare(&left, *op, &right, &left_text, &right_text, loc);
@@ -660,17 +661,18 @@ impl Interp<'_, '_> {
             left = right;
             left_text = right_text;
         }
-        self.bool_value(&result, &pc)
+        self.bool_value(&result, pc)
     }
 
     /// Where `value` is `None`: an alternative that is, or an unknown the code has tested for
-    /// `None` (an atom made only for this ordering would split every comparison of a number).
+    /// `None` (an atom made only for this ordering would split every comparison of a number;
+    /// the `None` a count is allowed, `close_small_count`, is no test of the code's).
     fn none_within(&self, value: &G) -> Cond {
         let mut none = self.conds.falsity();
         for (c, v) in &value.0 {
             match v {
                 Value::Const(Constant::None) => none = none.or(c),
-                Value::Sym(s) => {
+                Value::Sym(s) if self.tested_for_none.contains(s) => {
                     if let Some(is_none) = self.conds.existing(&AtomKey::Equals(*s, Constant::None)) {
                         none = none.or(&c.and(&is_none));
                     }
@@ -817,6 +819,9 @@ impl Interp<'_, '_> {
         let holds = match (left, base, right) {
             (Value::Const(a), Eq | Is, Value::Const(b)) => self.conds.constant(consts_equal(a, b)),
             (Value::Sym(s), Eq | Is, Value::Const(c)) | (Value::Const(c), Eq | Is, Value::Sym(s)) => {
+                if matches!(c, Constant::None) {
+                    self.tested_for_none.insert(*s);
+                }
                 self.equals_atom(*s, c)
             }
             (Value::Sym(s), In, Value::Tuple(items)) => {

@@ -286,6 +286,9 @@ pub struct Interp<'r, 'a> {
     /// Counts already known to be a whole number in `0..=k` where not above `k`, by count and
     /// `k` (see `close_small_count`).
     pub closed_counts: FxHashSet<(SymId, i64)>,
+    /// Unknown values the code itself tests for `None` (`x is None`), as opposed to a `None`
+    /// the evaluation allows for a count: ordering them raises where they are `None`.
+    pub tested_for_none: FxHashSet<SymId>,
     /// Module globals functions rebind (see `globals.rs`).
     pub namespaces: super::globals::Namespaces,
     /// Unknown values standing for every element of a loop's sequence (see `iterations.rs`).
@@ -525,6 +528,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             kernels,
             globals: FxHashMap::default(),
             closed_counts: Default::default(),
+            tested_for_none: Default::default(),
             namespaces: Default::default(),
             globals_in_progress: FxHashSet::default(),
             global_unbound: FxHashMap::default(),
