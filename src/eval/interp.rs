@@ -765,7 +765,9 @@ impl<'r, 'a> Interp<'r, 'a> {
                 }
                 None => vec![atom.display.clone()],
             };
-            if let Some(assume) = self.assumes.iter().find(|a| a.name == atom.display) {
+            if let Some(assume) =
+                self.assumes.iter().find(|a| a.name == atom.display || equal_but_for_spaces(&a.name, &atom.display))
+            {
                 // The test itself named, as the output prints it (`--assume 'config.n_group >
                 // 1=true'`, `--assume 'k_cls is element 1 of kernels=true'`): its truth.
                 assume.used.set(true);
@@ -2240,9 +2242,27 @@ pub fn names_match(name: &str, display: &str) -> bool {
         && name.chars().any(|c| c.is_ascii_uppercase())
 }
 
-/// Whether an `--assume` name is the display itself, or the last part of its dotted path.
+/// Whether an `--assume` name is the display itself (however it is spaced: `layer_id <
+/// config.n` and `layer_id<config.n`, `f(a,b)` and `f(a, b)`), or the last part of its dotted
+/// path.
 pub fn names_match_exactly(name: &str, display: &str) -> bool {
-    name == display || display.ends_with(&format!(".{name}"))
+    name == display || display.ends_with(&format!(".{name}")) || equal_but_for_spaces(name, display)
+}
+
+/// Whether two texts are equal once the spaces outside string literals are dropped.
+fn equal_but_for_spaces(a: &str, b: &str) -> bool {
+    fn tokens(text: &str) -> impl Iterator<Item = char> + '_ {
+        let mut quote: Option<char> = None;
+        text.chars().filter(move |&c| {
+            match quote {
+                Some(q) if c == q => quote = None,
+                None if c == '"' || c == '\'' => quote = Some(c),
+                _ => {}
+            }
+            quote.is_some() || !c.is_whitespace()
+        })
+    }
+    (a.contains(char::is_whitespace) || b.contains(char::is_whitespace)) && tokens(a).eq(tokens(b))
 }
 
 /// The annotation of the annotated assignment at `range` (`name: T = value`), searched in

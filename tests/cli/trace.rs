@@ -4420,3 +4420,13 @@ fn ordering_a_value_that_may_be_none_raises_where_it_is() {
     assert!(raises.contains("\"line\":43") && raises.contains("self.n_shared_experts > 0"), "{raises}");
     assert!(!raises.contains("\"line\":44"), "{raises}");
 }
+
+#[test]
+fn an_assumption_matches_its_atom_however_it_is_spaced() {
+    // Atoms print as the source spaces them (`config.n_shared_experts > 0`); an assumption
+    // written without the spaces fixes the same atom instead of matching nothing.
+    let args = ["--entry", "gate.optional_count.AssumedCountMoE", "--assume", "config.n_shared_experts>0=true"];
+    let (code, verdict, out) = trace("trace/router", &args);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(!out.stdout.contains("matched nothing"), "{}", out.stdout);
+}
