@@ -966,6 +966,69 @@ fn sglang_0_5_13_never_applies_hunyuan_v3s_factor_on_npu_with_renormalized_weigh
     assert!(rows.iter().any(|r| r["verdict"] == "ONCE" && !r["when"].as_str().unwrap().contains("route_norm")));
 }
 
+/// `DeepseekV2MoE` on Ascend NPUs without quantization, all-to-all, KTransformers or
+/// out-of-tree backends, on a routed (not hash) layer; the assumptions name both releases'
+/// settings (those of the other release match nothing).
+fn npu_deepseek_trace(tree: &PathBuf) -> Value {
+    let assumptions = [
+        "quant_config=None",
+        "MOE_A2A_BACKEND=none",
+        "MOE_RUNNER_BACKEND=auto",
+        "get_moe_a2a_backend()=none",
+        "get_moe_runner_backend()=auto",
+        "_oot_dispatch_key()=None",
+        "get_fused_op_backend()=None",
+        "is_nextn=false",
+        "is_deepseek_v4=false",
+        "is_sbo_enabled()=false",
+        "envs.SGLANG_SIMULATE_UNIFORM_EXPERTS.get()=false",
+        "envs.SGLANG_SIMULATE_ROUND_ROBIN_EXPERTS.get()=false",
+        "layer_id<config.num_hash_layers=false",
+        "create_kt_config_from_server_args(server_args,layer_id)=None",
+    ];
+    trace_on(tree, "routed_scaling_factor", "sglang.srt.models.deepseek_v2.DeepseekV2MoE", "npu", &assumptions)
+}
+
+#[test]
+fn sglang_0_5_13_applies_the_factor_twice_on_npu_with_a_correction_bias_and_no_renormalization() {
+    // SGLang 0.5.13, read in hardware_backend/npu/moe/topk.py and deepseek_v2.py of that
+    // release: with a correction bias the NPU gating kernel `npu_moe_gating_top_k` is handed
+    // `1 if renormalize else routed_scaling_factor`, and `forward_normal` multiplies the
+    // experts' output by the factor on every platform but CUDA, MUSA, XPU and aiter. Without
+    // renormalization (`norm_topk_prob` false) both apply it. sglang PR 31449 (July 2026) made
+    // the kernel's factor follow `apply_routed_scaling_factor_on_output`; 0.5.22 reads ONCE.
+    let Some(old_tree) = fetch("0.5.13") else { return };
+    let old = npu_deepseek_trace(&old_tree);
+    assert_evaluated_to_the_end(&old);
+    assert_eq!(old["verdict"], "TWICE", "{:#}", old["rows"]);
+    for product in problem_products(&old) {
+        assert!(holds(&product, "config.norm_topk_prob", false), "{product:#}");
+        assert!(holds(&product, "MoEGate.e_score_correction_bias == None", false), "{product:#}");
+    }
+    // Each TWICE row (the dual-stream and the plain `forward_normal`): the kernel, then the
+    // block's `final_hidden_states *= self.routed_scaling_factor`.
+    let rows = old["rows"].as_array().unwrap();
+    for twice in rows.iter().filter(|r| r["verdict"] == "TWICE") {
+        let sites = twice["parts"][0]["sites"].as_array().unwrap();
+        let kinds: Vec<(&str, &str)> =
+            sites.iter().map(|s| (s["location"]["path"].as_str().unwrap(), s["kind"].as_str().unwrap())).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("sglang/srt/hardware_backend/npu/moe/topk.py", "delegated"),
+                ("sglang/srt/models/deepseek_v2.py", "mul_in_place")
+            ],
+            "{twice:#}"
+        );
+        assert_eq!(sites[0]["callee"], "torch.ops.npu.npu_moe_gating_top_k", "{twice:#}");
+    }
+    assert!(rows.iter().any(|r| r["verdict"] == "ONCE"), "{rows:#?}");
+
+    let Some(new_tree) = fetch("0.5.22") else { return };
+    let new = npu_deepseek_trace(&new_tree);
+    assert_eq!(new["verdict"], "ONCE", "{:#}", new["rows"]);
+}
+
 /// SGLang 0.5.13's `DeepseekV2MoE` on ROCm with aiter and the MoRI all-to-all (a DeepEP-class
 /// backend), unquantized, no batch overlap, a routed (not hash) layer.
 fn aiter_mori_trace(tree: &PathBuf, fusion_disabled: bool) -> Value {
