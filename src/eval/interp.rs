@@ -1740,6 +1740,12 @@ impl<'r, 'a> Interp<'r, 'a> {
                     BindingKind::Value { value: Some(expr) } if is_enum_auto(expr) => {
                         G::one(&self.conds, Value::Const(self.enum_auto_value(base, &binding.name)))
                     }
+                    BindingKind::Value { value: Some(expr) }
+                        if self.tuple_member_name(base, &binding.name, expr).is_some() =>
+                    {
+                        let member = self.tuple_member_name(base, &binding.name, expr).expect("checked");
+                        G::one(&self.conds, Value::Const(member))
+                    }
                     BindingKind::Value { value: Some(expr) } => {
                         let mut frame = self.frame(None, base.file);
                         // The class body is a scope of its own: the functions and classes it
@@ -2001,7 +2007,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             if is_enum_auto(expr) {
                 Some(self.enum_auto_value(class, &binding.name))
             } else {
-                crate::syntax::constant(self.enum_value_expr(class, expr))
+                self.tuple_member_name(class, &binding.name, expr)
+                    .or_else(|| crate::syntax::constant(self.enum_value_expr(class, expr)))
             }
         })
     }
@@ -2060,7 +2067,10 @@ impl<'r, 'a> Interp<'r, 'a> {
             if is_enum_auto(expr) {
                 members.push(Some(self.enum_auto_value(class, &binding.name)));
             } else {
-                members.push(crate::syntax::constant(self.enum_value_expr(class, expr)));
+                members.push(
+                    self.tuple_member_name(class, &binding.name, expr)
+                        .or_else(|| crate::syntax::constant(self.enum_value_expr(class, expr))),
+                );
             }
         }
         members
@@ -2141,6 +2151,17 @@ impl<'r, 'a> Interp<'r, 'a> {
                 self.index.class(*c).bases.iter().any(|b| crate::syntax::dotted_name(b).is_some_and(|d| data_type(&d)))
             });
         if self.is_enum(class) && has_data_type { only } else { expr }
+    }
+
+    /// How a member of a plain enum whose value is a tuple of literals (`Standard =
+    /// ("standard",)`, the trailing comma making it a tuple) is held: by its name,
+    /// `Class.Member`, a constant like other members' values, so that its methods and
+    /// properties are found and it equals itself and no other member (a plain enum compares
+    /// members by identity). Held as the tuple, `Format.Standard.is_batched` was an unknown.
+    fn tuple_member_name(&self, class: ClassId, name: &Name, expr: &ruff_python_ast::Expr) -> Option<Constant> {
+        let ruff_python_ast::Expr::Tuple(tuple) = self.enum_value_expr(class, expr) else { return None };
+        let literals = tuple.elts.iter().all(|e| crate::syntax::constant(e).is_some());
+        (literals && self.is_enum(class)).then(|| Constant::Str(format!("{}.{name}", self.index.class(class).name)))
     }
 
     /// What `auto()` gives member `name` of enum class `class`, as Python computes it: the

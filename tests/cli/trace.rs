@@ -4430,3 +4430,13 @@ fn an_assumption_matches_its_atom_however_it_is_spaced() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert!(!out.stdout.contains("matched nothing"), "{}", out.stdout);
 }
+
+#[test]
+fn a_plain_enum_member_with_a_tuple_value_has_its_properties() {
+    // `Format.Standard = ("standard",)`; `self.activation_format().is_batched` was an unknown
+    // read of the tuple, and half the configurations raised the batched format's error.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.tuple_enum.TupleEnumMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    assert!(out.json()["raises"].is_null(), "{:#}", out.json()["raises"]);
+}
