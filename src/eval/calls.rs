@@ -1792,6 +1792,12 @@ impl Interp<'_, '_> {
                 }
             }
         }
+        for (p, value) in given.iter().enumerate() {
+            let carries = |g: &G| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced()));
+            if value.as_ref().is_some_and(carries) && self.never_reads(func, &params[p].name) {
+                self.note_unused_handover(func, params[p].name.as_str(), pc, loc);
+            }
+        }
         for (i, param) in params.iter().enumerate() {
             let value = match param.kind {
                 ParamKind::VarPositional => {
@@ -1919,6 +1925,20 @@ impl Interp<'_, '_> {
     }
 
     /// Records the hop when an argument carries the traced value.
+    /// Records that the call at `loc` hands the traced value to parameter `param` of `func`,
+    /// which never reads it, where `pc` holds.
+    fn note_unused_handover(&mut self, func: FuncId, param: &str, pc: &Cond, loc: Loc) {
+        let when = pc.and(&self.base);
+        if let Some(known) = self.unused.iter_mut().find(|u| u.loc == loc && u.param == param) {
+            known.when = known.when.or(&when);
+            return;
+        }
+        let facts = self.index.function(func);
+        let def = Loc { file: func.file, span: facts.range };
+        let callee = facts.qualname.to_string();
+        self.unused.push(super::trace::UnusedHandover { loc, callee, def, param: param.to_string(), when });
+    }
+
     fn note_argument(&mut self, value: &G, loc: Loc, callee: &str, param: &str) -> G {
         if !value.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced())) {
             return value.clone();

@@ -264,6 +264,8 @@ pub struct Interp<'r, 'a> {
     pub steps: usize,
     pub bounds: Vec<BoundHit>,
     pub blockers: Vec<Blocker>,
+    /// The traced value handed to parameters that are never read (see `note_unused_handover`).
+    pub unused: Vec<super::trace::UnusedHandover>,
     /// Classes each unknown receiver may be, for `isinstance` and method dispatch.
     pub universes: FxHashMap<SymId, Vec<ClassId>>,
     pub relevance: super::relevance::Relevance,
@@ -541,6 +543,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             steps: 0,
             bounds: Vec::new(),
             blockers: Vec::new(),
+            unused: Vec::new(),
             universes: FxHashMap::default(),
             relevance: super::relevance::Relevance::default(),
             pipeline_state: None,

@@ -114,6 +114,8 @@ pub struct Relevance {
     nonlocal_writers: FxHashMap<FuncId, bool>,
     /// Methods that set their own object's attributes by name (see `sets_own_attributes`).
     attribute_setters: FxHashMap<FuncId, bool>,
+    /// Parameters a function never reads (see `never_reads`).
+    unread_params: FxHashMap<(FuncId, ruff_python_ast::name::Name), bool>,
     /// Functions that call a method they look up by name (see `delegates_by_name`).
     name_delegators: FxHashMap<FuncId, bool>,
     /// What a function's `return`s look up in (see `returned_lookups`).
@@ -821,6 +823,31 @@ impl Interp<'_, '_> {
             matches!(crate::syntax::stmt_with_range(&module.body, range), Some(Stmt::FunctionDef(def)) if test(def));
         cache(&mut self.relevance).insert(func, found);
         found
+    }
+
+    /// Whether `func` never reads its parameter `param`: no load of the name in its body (nor
+    /// in functions nested there), and no `locals()`, `vars()`, `eval` or `exec` that could.
+    /// A value handed to such a parameter stops there (vLLM 0.34's MXINT4 experts accept
+    /// `routed_scaling_factor` and hand the kernel `None`).
+    pub fn never_reads(&mut self, func: FuncId, param: &ruff_python_ast::name::Name) -> bool {
+        let key = (func, param.clone());
+        if let Some(&known) = self.relevance.unread_params.get(&key) {
+            return known;
+        }
+        let range = self.index.function(func).range;
+        let module = self.index.file(func.file).ast();
+        let unread = match crate::syntax::stmt_with_range(&module.body, range) {
+            Some(Stmt::FunctionDef(def)) => {
+                let mut finder = FindRead { name: param, found: false };
+                for stmt in &def.body {
+                    ruff_python_ast::visitor::Visitor::visit_stmt(&mut finder, stmt);
+                }
+                !finder.found
+            }
+            _ => false,
+        };
+        self.relevance.unread_params.insert(key, unread);
+        unread
     }
 
     /// Whether method `func` calls `setattr` on its own object (its first parameter; a static
@@ -2250,6 +2277,28 @@ impl<'a, F: Fn(&ast::ExprCall) -> bool> ruff_python_ast::visitor::Visitor<'a> fo
             }
         }
         ruff_python_ast::visitor::walk_expr(self, expr);
+    }
+}
+
+/// Finds a read of a name, or a call that could read any name (`locals()`, `vars()`,
+/// `eval`, `exec`), anywhere in a function's body, nested definitions included.
+struct FindRead<'n> {
+    name: &'n ruff_python_ast::name::Name,
+    found: bool,
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for FindRead<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.found {
+            return;
+        }
+        match expr {
+            Expr::Name(n) if n.id == *self.name && !matches!(n.ctx, ast::ExprContext::Store) => self.found = true,
+            Expr::Call(call) if ["locals", "vars", "eval", "exec"].iter().any(|f| is_name(Some(&call.func), f)) => {
+                self.found = true
+            }
+            _ => ruff_python_ast::visitor::walk_expr(self, expr),
+        }
     }
 }
 

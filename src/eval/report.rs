@@ -82,6 +82,10 @@ pub struct TraceReport {
     /// Conditions under which the number of applications cannot matter (the value is 1, the
     /// data is empty): left out of the rows, each with why.
     pub vacuous: Vec<VacuousOut>,
+    /// Where the value was handed to a parameter of the tree that is never read: it stops
+    /// there (an absence that explains a NEVER). Only those met where the table is.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unused: Vec<Note>,
     /// What blocked precision, with locations.
     pub unresolved: Vec<Note>,
     /// Bounds that were hit (the answer may be incomplete where they apply).
@@ -103,6 +107,10 @@ pub struct TraceReport {
     /// that; the name or the entry may not be the intended one.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub never_read: bool,
+    /// When it was never read but an entry method takes a parameter of its name: that method
+    /// (`Class.method`), which accepts the value and does not use it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unused_parameter_of: Option<String>,
     /// When no configuration reaches the end (and no bound stopped the evaluation): the places
     /// that raise, widest first, each with the share of configurations it ends.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -967,6 +975,22 @@ const REPORT_NODE_BUDGET: usize = 1_000_000;
 /// New nodes taking raises out of rows may make in all, after a bound stopped the evaluation.
 const STOPPED_RAISES_NODE_BUDGET: usize = 1_000_000;
 
+/// The entry method (`Class.method`, through the MRO) that takes a parameter named as the
+/// traced value, when the value was never read: the method accepts it and does not use it.
+fn unused_entry_parameter(interp: &Interp, options: &TraceOptions, methods: &[String]) -> Option<String> {
+    let index = interp.index;
+    methods.iter().find_map(|method| {
+        let func = interp.resolver.mro(options.entry).classes.iter().find_map(|&class| {
+            index.class(class).body.iter().find_map(|b| match b.kind {
+                crate::index::BindingKind::Function(f) if b.name.as_str() == method => Some(f),
+                _ => None,
+            })
+        })?;
+        let facts = index.function(func);
+        facts.params.iter().any(|p| p.name.as_str() == options.value).then(|| facts.qualname.to_string())
+    })
+}
+
 /// The answer for `output`, within the configurations `within` (where a block was called).
 fn answer(
     interp: &Interp,
@@ -1342,6 +1366,23 @@ fn answer(
         .filter(|(_, b)| conds.feasible(&b.when.and(&care)))
         .map(|(i, _)| blocker_note(interp, i as u32))
         .collect();
+    let mut unused: Vec<Note> = interp
+        .unused
+        .iter()
+        .filter(|u| conds.feasible(&u.when.and(&care)))
+        .map(|u| {
+            let def = Location::new(index, u.def.file, u.def.span);
+            Note {
+                location: Some(Location::new(index, u.loc.file, u.loc.span)),
+                what: format!(
+                    "`{}` handed to `{}` as `{}` ({}:{}), which never reads it",
+                    options.value, u.callee, u.param, def.path, def.line
+                ),
+            }
+        })
+        .collect();
+    unused.sort();
+    unused.dedup();
     if conds.platforms_linked() {
         unresolved.push(Note {
             location: None,
@@ -1442,6 +1483,8 @@ fn answer(
     } else {
         Vec::new()
     };
+    let never_read = !interp.hops.iter().any(|h| h.kind == super::trace::HopKind::Origin);
+    let unused_parameter_of = never_read.then(|| unused_entry_parameter(interp, options, &methods)).flatten();
     TraceReport {
         value: options.value.clone(),
         entry: index.class_path(options.entry),
@@ -1466,12 +1509,14 @@ fn answer(
                 }
                 kept
             }),
+        unused,
         unresolved,
         bounds,
         stopped,
         provisional: budget_spent,
         alone: false,
-        never_read: !interp.hops.iter().any(|h| h.kind == super::trace::HopKind::Origin),
+        never_read,
+        unused_parameter_of,
         raises,
         stats: TraceStats {
             steps: interp.steps.min(interp.max_steps),

@@ -67,6 +67,20 @@ pub struct BoundHit {
     pub what: String,
 }
 
+/// The traced value handed to a parameter of a function of the tree that never reads it:
+/// whatever the function does, it does not apply the value (an absence that explains a NEVER).
+#[derive(Clone, Debug)]
+pub struct UnusedHandover {
+    /// The call.
+    pub loc: Loc,
+    /// The function called, by its qualified name, and where it is defined.
+    pub callee: String,
+    pub def: Loc,
+    pub param: String,
+    /// Where it happened (absolute).
+    pub when: super::cond::Cond,
+}
+
 /// Something the evaluator could not pin down that may matter for the answer.
 #[derive(Clone, Debug)]
 pub struct Blocker {

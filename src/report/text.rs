@@ -383,13 +383,23 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
         serde_json::to_value(report.verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     let _ =
         writeln!(out, "{} on the output of {}.{}: {verdict}", report.value, report.entry, report.methods.join(", "));
-    if report.never_read {
-        let _ = writeln!(
-            out,
-            "  {} is never read on this path (no `.{}`, `getattr(..., \"{}\")` or parameter of that name): \
-             check the name and the entry",
-            report.value, report.value, report.value
-        );
+    match (&report.unused_parameter_of, report.never_read) {
+        (Some(method), _) => {
+            let _ = writeln!(
+                out,
+                "  {} is a parameter of {method}, which never reads it: nothing applies it on this path",
+                report.value
+            );
+        }
+        (None, true) => {
+            let _ = writeln!(
+                out,
+                "  {} is never read on this path (no `.{}`, `getattr(..., \"{}\")` or parameter of that name): \
+                 check the name and the entry",
+                report.value, report.value, report.value
+            );
+        }
+        (None, false) => {}
     }
     let name =
         |v: Verdict| serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
@@ -618,6 +628,13 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
             let used = if a.used { "" } else { "   (matched nothing)" };
             let from = a.platform.map(|p| format!("   (--platform {p})")).unwrap_or_default();
             let _ = writeln!(out, "  {} = {}{used}{from}", a.name, a.value);
+        }
+    }
+    if !report.unused.is_empty() {
+        let _ = writeln!(out, "\nhanded to a parameter that is never read (the value stops there):");
+        for note in &report.unused {
+            let location = note.location.as_ref().map(|l| format!("{l}  ")).unwrap_or_default();
+            let _ = writeln!(out, "  {location}{}", note.what);
         }
     }
     if !report.unresolved.is_empty() {

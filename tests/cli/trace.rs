@@ -4440,3 +4440,27 @@ fn a_plain_enum_member_with_a_tuple_value_has_its_properties() {
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
     assert!(out.json()["raises"].is_null(), "{:#}", out.json()["raises"]);
 }
+
+#[test]
+fn a_value_handed_to_a_parameter_that_is_never_read_is_said_to_stop_there() {
+    // `Experts.apply(..., routed_scaling_factor=f)` never reads its parameter: NEVER, and the
+    // answer names the call and the parameter, not only "no application reaches the output".
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.ignored_parameter.IgnoredParameterMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    let unused = out.json()["unused"].clone();
+    assert_eq!(unused.as_array().map(Vec::len), Some(1), "{unused:#}");
+    assert_eq!(unused[0]["location"]["line"], 26, "{unused:#}");
+    let what = unused[0]["what"].as_str().unwrap();
+    assert!(what.contains("`Experts.apply` as `routed_scaling_factor`") && what.contains("never reads it"), "{what}");
+    let entry = ["trace", "routed_scaling_factor", "--entry", "gate.ignored_parameter.IgnoredParameterMoE"];
+    let text = crate::run(&crate::fixture("trace/router"), &entry);
+    assert!(text.stdout.contains("handed to a parameter that is never read"), "{}", text.stdout);
+}
+
+#[test]
+fn an_entry_method_that_takes_the_value_and_never_reads_it_says_so() {
+    // The entry is the experts' `apply` itself: the value is its parameter, never read.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.ignored_parameter.Experts.apply"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(out.json()["unused_parameter_of"], "Experts.apply");
+}
