@@ -82,8 +82,9 @@ pub struct TraceReport {
     /// Conditions under which the number of applications cannot matter (the value is 1, the
     /// data is empty): left out of the rows, each with why.
     pub vacuous: Vec<VacuousOut>,
-    /// Where the value was handed to a parameter of the tree that is never read: it stops
-    /// there (an absence that explains a NEVER). Only those met where the table is.
+    /// Where the value was handed to a parameter of the tree that is never read: nothing is
+    /// applied through that call (an absence that explains a NEVER). Only those met where the
+    /// table is.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unused: Vec<Note>,
     /// What blocked precision, with locations.

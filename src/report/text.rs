@@ -631,7 +631,7 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
         }
     }
     if !report.unused.is_empty() {
-        let _ = writeln!(out, "\nhanded to a parameter that is never read (the value stops there):");
+        let _ = writeln!(out, "\nhanded to a parameter that is never read (nothing is applied through these calls):");
         for note in &report.unused {
             let location = note.location.as_ref().map(|l| format!("{l}  ")).unwrap_or_default();
             let _ = writeln!(out, "  {location}{}", note.what);
