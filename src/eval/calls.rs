@@ -1793,8 +1793,7 @@ impl Interp<'_, '_> {
             }
         }
         for (p, value) in given.iter().enumerate() {
-            let carries = |g: &G| g.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced()));
-            if value.as_ref().is_some_and(carries) && self.never_reads(func, &params[p].name) {
+            if value.as_ref().is_some_and(carries_traced_scalar) && self.never_reads(func, &params[p].name) {
                 self.note_unused_handover(func, params[p].name.as_str(), pc, loc);
             }
         }
@@ -1924,7 +1923,6 @@ impl Interp<'_, '_> {
         value
     }
 
-    /// Records the hop when an argument carries the traced value.
     /// Records that the call at `loc` hands the traced value to parameter `param` of `func`,
     /// which never reads it, where `pc` holds.
     fn note_unused_handover(&mut self, func: FuncId, param: &str, pc: &Cond, loc: Loc) {
@@ -1939,8 +1937,9 @@ impl Interp<'_, '_> {
         self.unused.push(super::trace::UnusedHandover { loc, callee, def, param: param.to_string(), when });
     }
 
+    /// Records the hop when an argument carries the traced value.
     fn note_argument(&mut self, value: &G, loc: Loc, callee: &str, param: &str) -> G {
-        if !value.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced())) {
+        if !carries_traced_scalar(value) {
             return value.clone();
         }
         let label = format!("{callee}({param}=...)");
@@ -2830,6 +2829,11 @@ fn written_arguments(frame: &Frame) -> Vec<(super::interp::ArgSlot, G)> {
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+/// Whether some alternative of `value` is a number (not a tensor) carrying the traced value.
+fn carries_traced_scalar(value: &G) -> bool {
+    value.iter().any(|(_, v)| matches!(v, Value::Num(n) if !n.tensor && n.carries_traced()))
 }
 
 /// What a normalization layer makes of one alternative of its input (see
