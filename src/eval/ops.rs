@@ -1214,6 +1214,19 @@ impl Interp<'_, '_> {
     fn combine_external(&mut self, path: &str, receiver: Option<Value>, args: &Args, pc: &Cond, loc: Loc) -> G {
         if let Some(model) = self.kernels.find(path).filter(|m| m.returns.is_some()).cloned() {
             if let Some(returned) = self.modelled_returns(&model, path, args, pc, loc) {
+                // A kernel that writes what it computes into an argument (`moe_sum(input,
+                // output)`): that argument holds the item its model returns, whatever it held.
+                if let Some(output) = &model.output {
+                    if let Some(target) = args.named_or_at(&output.name, output.position).and_then(|a| a.loc) {
+                        let first = match returned.single() {
+                            Some(Value::Tuple(items)) => items.first().cloned(),
+                            _ => Some(returned.clone()),
+                        };
+                        if let Some(written) = first {
+                            self.out_writes.push((target, written, *pc));
+                        }
+                    }
+                }
                 return returned;
             }
         }

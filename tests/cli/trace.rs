@@ -4464,3 +4464,13 @@ fn an_entry_method_that_takes_the_value_and_never_reads_it_says_so() {
     assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
     assert_eq!(out.json()["unused_parameter_of"], "Experts.apply");
 }
+
+#[test]
+fn an_outside_kernel_modelled_as_writing_its_output_overwrites_the_tensor_handed_in() {
+    // `moe_sum(expert_outputs, hidden_states)`: aiter writes the sum into the block's input.
+    // Not a fresh buffer, so the write was not seen and the output read NEVER; the model of
+    // `aiter.moe_sum` (`returns` the input's data, `output` the second argument) says it.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.summed_in_place.SummedInPlaceMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
