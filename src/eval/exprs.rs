@@ -942,6 +942,12 @@ impl Interp<'_, '_> {
                 holds
             }
         };
+        // `factor in (None, 1.0)`: where it is one of values that change nothing, as `==`.
+        if let (In, Value::Tuple(items)) = (base, right) {
+            if let Some(why) = vacuous_membership(left, items) {
+                self.leave_out(&holds, why);
+            }
+        }
         if base == Eq {
             let size = self.is_size(left, left_text);
             if let Some(why) = vacuous_test(left, right, size) {
@@ -2759,6 +2765,31 @@ const EMPTY_DATA: &str = "the data is empty: there is nothing to scale";
 /// Whether `left == right` is a test under which the number of applications cannot matter:
 /// the traced value compared with 1 or 0, or data compared with emptiness (`x.shape[0] == 0`;
 /// `size`: whether `left` is the size of some data, `Interp::is_size`).
+/// Why a test that the traced value is one of `items` (all constants) leaves configurations
+/// out of the answer: each item is 1, 0 or `None`, where applying the value changes nothing.
+fn vacuous_membership(left: &Value, items: &[G]) -> Option<&'static str> {
+    if !matches!(left, Value::Num(n) if !n.tensor && n.carries_traced()) {
+        return None;
+    }
+    let reasons: Option<Vec<&'static str>> = items
+        .iter()
+        .map(|item| match item.single() {
+            Some(Value::Const(Constant::None)) => Some(NOTHING_TO_APPLY),
+            Some(c @ Value::Const(_)) => vacuous_test(left, c, false),
+            _ => None,
+        })
+        .collect();
+    let reasons = reasons?;
+    match reasons.first() {
+        Some(first) if reasons.iter().all(|r| r == first) => Some(first),
+        Some(_) => Some("the value is 1, 0 or None: applying it changes nothing"),
+        None => None,
+    }
+}
+
+/// Why configurations where the traced value is 0 or `None` are left out.
+pub(super) const NOTHING_TO_APPLY: &str = "the value is 0 or None: there is nothing to apply";
+
 fn vacuous_test(left: &Value, right: &Value, size: bool) -> Option<&'static str> {
     let is_one = |v: &Value| {
         matches!(v, Value::Const(Constant::Int(1))) || matches!(v, Value::Const(Constant::Float(f)) if *f == 1.0)
@@ -2772,7 +2803,7 @@ fn vacuous_test(left: &Value, right: &Value, size: bool) -> Option<&'static str>
     }
     // (`if factor != 0: weights[:, -1] = 1.0 / factor`: as with `if not factor`.)
     if (is_traced(left) && is_zero(right)) || (is_zero(left) && is_traced(right)) {
-        return Some("the value is 0 or None: there is nothing to apply");
+        return Some(NOTHING_TO_APPLY);
     }
     if size && matches!(right, Value::Const(Constant::Int(0))) {
         return Some(EMPTY_DATA);

@@ -884,7 +884,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             Value::Num(n) if !n.tensor && n.carries_traced() => {
                 let name = self.traced.name.to_string();
                 let falsy = self.atom(AtomKey::Test(format!("not bool({name})")), || format!("not {name}"));
-                self.leave_out(&falsy, "the value is 0 or None: there is nothing to apply");
+                self.leave_out(&falsy, super::exprs::NOTHING_TO_APPLY);
                 falsy.not()
             }
             Value::Num(_) | Value::Unknown(_) => {

@@ -4474,3 +4474,16 @@ fn an_outside_kernel_modelled_as_writing_its_output_overwrites_the_tensor_handed
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
 }
+
+#[test]
+fn a_factor_among_the_values_that_change_nothing_leaves_nothing_to_apply() {
+    // `if factor not in (None, 1.0):` guards the multiply: where it is `None` or 1.0 those
+    // configurations are left out with a reason, as `factor != 1.0` is, not a NEVER row.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.membership_guard.MembershipGuardMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    assert_eq!(
+        out.json()["vacuous"],
+        serde_json::json!([{"condition": "factor in (None, 1.0)", "why": "the value is 1, 0 or None: applying it changes nothing"}])
+    );
+}
