@@ -2762,9 +2762,6 @@ pub fn names_a_count(display: &str) -> bool {
 /// Why configurations where some data is empty are left out of the answer.
 const EMPTY_DATA: &str = "the data is empty: there is nothing to scale";
 
-/// Whether `left == right` is a test under which the number of applications cannot matter:
-/// the traced value compared with 1 or 0, or data compared with emptiness (`x.shape[0] == 0`;
-/// `size`: whether `left` is the size of some data, `Interp::is_size`).
 /// Why a test that the traced value is one of `items` (all constants) leaves configurations
 /// out of the answer: each item is 1, 0 or `None`, where applying the value changes nothing.
 fn vacuous_membership(left: &Value, items: &[G]) -> Option<&'static str> {
@@ -2790,6 +2787,9 @@ fn vacuous_membership(left: &Value, items: &[G]) -> Option<&'static str> {
 /// Why configurations where the traced value is 0 or `None` are left out.
 pub(super) const NOTHING_TO_APPLY: &str = "the value is 0 or None: there is nothing to apply";
 
+/// Whether `left == right` is a test under which the number of applications cannot matter:
+/// the traced value compared with 1 or 0, or data compared with emptiness (`x.shape[0] == 0`;
+/// `size`: whether `left` is the size of some data, `Interp::is_size`).
 fn vacuous_test(left: &Value, right: &Value, size: bool) -> Option<&'static str> {
     let is_one = |v: &Value| {
         matches!(v, Value::Const(Constant::Int(1))) || matches!(v, Value::Const(Constant::Float(f)) if *f == 1.0)
