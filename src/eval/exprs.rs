@@ -656,12 +656,33 @@ impl Interp<'_, '_> {
                     self.raise_of(Some("TypeError"), &pc.and(&none), loc);
                 }
             }
+            let defaulted = self.tests_defaulted_parameter(frame, *op, &compare.left, right_expr);
+            self.testing_defaulted_parameter = defaulted;
             let holds = self.compare(&left, *op, &right, &left_text, &right_text, loc);
+            self.testing_defaulted_parameter = false;
             result = result.and(&holds);
             left = right;
             left_text = right_text;
         }
         self.bool_value(&result, pc)
+    }
+
+    /// Whether `left op right` tests a parameter of the running function that defaults to
+    /// `None` for `None` (`tp_size is None`, either way round).
+    fn tests_defaulted_parameter(&self, frame: &Frame, op: CmpOp, left: &Expr, right: &Expr) -> bool {
+        if !matches!(op, CmpOp::Is | CmpOp::IsNot | CmpOp::Eq | CmpOp::NotEq) {
+            return false;
+        }
+        let Some(func) = frame.func else { return false };
+        let name = match (left, right) {
+            (Expr::Name(n), Expr::NoneLiteral(_)) | (Expr::NoneLiteral(_), Expr::Name(n)) => &n.id,
+            _ => return false,
+        };
+        self.index
+            .function(func)
+            .params
+            .iter()
+            .any(|p| p.name == *name && matches!(p.default.as_deref(), Some(Expr::NoneLiteral(_))))
     }
 
     /// Where `value` is `None`: an alternative that is, or an unknown the code has tested for
@@ -819,7 +840,7 @@ impl Interp<'_, '_> {
         let holds = match (left, base, right) {
             (Value::Const(a), Eq | Is, Value::Const(b)) => self.conds.constant(consts_equal(a, b)),
             (Value::Sym(s), Eq | Is, Value::Const(c)) | (Value::Const(c), Eq | Is, Value::Sym(s)) => {
-                if matches!(c, Constant::None) {
+                if matches!(c, Constant::None) && !self.testing_defaulted_parameter {
                     self.tested_for_none.insert(*s);
                 }
                 self.equals_atom(*s, c)

@@ -291,6 +291,9 @@ pub struct Interp<'r, 'a> {
     /// Unknown values the code itself tests for `None` (`x is None`), as opposed to a `None`
     /// the evaluation allows for a count: ordering them raises where they are `None`.
     pub tested_for_none: FxHashSet<SymId>,
+    /// Set while a parameter defaulting to `None` is tested for `None` (`if tp_size is None:
+    /// tp_size = ...`): whether the caller passed one, not whether its value may be `None`.
+    pub testing_defaulted_parameter: bool,
     /// Module globals functions rebind (see `globals.rs`).
     pub namespaces: super::globals::Namespaces,
     /// Unknown values standing for every element of a loop's sequence (see `iterations.rs`).
@@ -531,6 +534,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             globals: FxHashMap::default(),
             closed_counts: Default::default(),
             tested_for_none: Default::default(),
+            testing_defaulted_parameter: false,
             namespaces: Default::default(),
             globals_in_progress: FxHashSet::default(),
             global_unbound: FxHashMap::default(),

@@ -4487,3 +4487,13 @@ fn a_factor_among_the_values_that_change_nothing_leaves_nothing_to_apply() {
         serde_json::json!([{"condition": "factor in (None, 1.0)", "why": "the value is 1, 0 or None: applying it changes nothing"}])
     );
 }
+
+#[test]
+fn a_parameter_defaulting_to_none_tested_for_none_says_nothing_of_the_value_passed() {
+    // `def __init__(self, scale, tp_size=None): if tp_size is None: ...` handed `config.tp_size`:
+    // the test is about the argument being passed, so `self.tp_size > 1` raises nowhere (it
+    // raised `TypeError` in a third of the configurations, like SGLang 0.5.13's linear layers).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.optional_count.DefaultedParameterMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json()["raises"].is_null(), "{:#}", out.json()["raises"]);
+}
