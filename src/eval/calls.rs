@@ -1142,7 +1142,7 @@ impl Interp<'_, '_> {
             Some(replayed) => replayed,
             None => {
                 let mut frame = self.frame(Some(func), func.file);
-                self.bind_params(&mut frame, func, &facts.params, receiver, args, &Cond::TRUE, loc);
+                self.bind_params(&mut frame, func, &facts.params, receiver, args, &Cond::TRUE, &callee_base, loc);
                 // A device kernel's buffers before it runs (see `device.rs`).
                 let device_initial: Option<Vec<(ArgSlot, G)>> = is_device_kernel(&facts).then(|| {
                     frame.kernel = Some(super::device::kernel_locals(def));
@@ -1693,7 +1693,8 @@ impl Interp<'_, '_> {
         )
     }
 
-    /// Binds arguments to parameters the way Python does.
+    /// Binds arguments to parameters the way Python does. `runs_where`: where the call runs,
+    /// as seen from the entry (the `**kwargs` dict holds its entries there only).
     #[allow(clippy::too_many_arguments)]
     pub fn bind_params(
         &mut self,
@@ -1703,6 +1704,7 @@ impl Interp<'_, '_> {
         receiver: Option<Value>,
         args: Args,
         pc: &Cond,
+        runs_where: &Cond,
         loc: Loc,
     ) {
         let mut params: Vec<crate::index::Param> = params.to_vec();
@@ -1804,6 +1806,8 @@ impl Interp<'_, '_> {
                 }
                 ParamKind::VarKeyword => {
                     let id = self.alloc(ObjKind::Dict(std::mem::take(&mut extra_keywords)), loc);
+                    // Its entries exist where the call runs only (see `pop`).
+                    self.keywords_dicts.insert(id, *runs_where);
                     G::under(pc.clone(), Value::Obj(id))
                 }
                 _ => {

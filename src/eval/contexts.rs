@@ -90,7 +90,7 @@ impl Interp<'_, '_> {
         let facts = self.index.function(func).clone();
         let args = self.args_relative_to(args, pc);
         let mut generator = self.frame(Some(func), func.file);
-        self.bind_params(&mut generator, func, &facts.params, receiver, args, &Cond::TRUE, loc);
+        self.bind_params(&mut generator, func, &facts.params, receiver, args, &Cond::TRUE, &Cond::TRUE, loc);
         // What the generator does is not a summary of any call around it.
         self.not_replayable();
         // Up to the `yield`, relative to the `with` (as a call's body runs).

@@ -46,7 +46,7 @@ impl Interp<'_, '_> {
         let facts = self.index.function(func).clone();
         let args = self.args_relative_to(args, pc);
         let mut frame = self.frame(Some(func), func.file);
-        self.bind_params(&mut frame, func, &facts.params, receiver, args, &Cond::TRUE, loc);
+        self.bind_params(&mut frame, func, &facts.params, receiver, args, &Cond::TRUE, &Cond::TRUE, loc);
         frame.yielded = Some(Some(vec![(Cond::TRUE, Vec::new())]));
         frame.generator_depth = self.abstract_depth;
         self.in_generator(func, pc, |this| this.exec_block(&mut frame, body, &Cond::TRUE));

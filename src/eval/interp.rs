@@ -308,6 +308,9 @@ pub struct Interp<'r, 'a> {
     /// Lists known item by item (see `lists.rs`), with the depth of abstract loops they were
     /// made at.
     pub exact_lists: FxHashMap<HeapId, u32>,
+    /// The `**kwargs` dicts of calls, with where the call runs (as seen from the entry): an entry
+    /// popped there is gone, whatever other configurations its value's conditions name.
+    pub keywords_dicts: FxHashMap<HeapId, Cond>,
     /// Dicts known entry by entry: made by a display with constant keys and changed only by
     /// assignments to constant keys outside abstract loops, with the depth of abstract loops
     /// they were made at. A constant key missing from one raises `KeyError`.
@@ -562,6 +565,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             abstract_lists: Default::default(),
             exact_lists: Default::default(),
             exact_dicts: Default::default(),
+            keywords_dicts: Default::default(),
             keyed_write: false,
             key_views: Default::default(),
             handling: Vec::new(),

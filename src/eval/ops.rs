@@ -869,8 +869,16 @@ impl Interp<'_, '_> {
                         let c = kc.and(pc);
                         if let Value::Const(Constant::Str(k)) = &kv {
                             if let ObjKind::Dict(current) = &mut self.heap[id as usize].kind {
-                                if let Some((_, entry)) = current.iter_mut().find(|(e, _)| e.as_ref() == k.as_str()) {
-                                    *entry = entry.restrict(&self.conds, &c.not());
+                                if let Some(at) = current.iter().position(|(e, _)| e.as_ref() == k.as_str()) {
+                                    let left = current[at].1.restrict(&self.conds, &c.not());
+                                    // Popped wherever the dict exists, the key is gone: not
+                                    // met iterating the dict (`items()`).
+                                    let exists = self.keywords_dicts.get(&id).copied().unwrap_or(Cond::TRUE);
+                                    if !self.conds.feasible(&left.coverage(&self.conds).and(&exists)) {
+                                        current.remove(at);
+                                    } else {
+                                        current[at].1 = left;
+                                    }
                                 }
                             }
                         }

@@ -1217,6 +1217,16 @@ fn state_set_by_the_loaders_phase_is_there_when_the_layer_runs() {
 }
 
 #[test]
+fn a_keyword_popped_from_kwargs_is_gone_from_what_is_handed_on() {
+    // `extra.pop("weight_loader")` in a method called under a condition, with a loader chosen
+    // under another: the rest of `**extra` is empty, so `set_weight_attrs` asserts nothing
+    // about the parameter's own `weight_loader`.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.popped_keyword.ScaledLinear"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json()["raises"].is_null(), "{:#}", out.json()["raises"]);
+}
+
+#[test]
 fn what_nn_module_provides_and_what_it_does_not() {
     // `layer.register_parameter("output_scale", ...)` sets the attribute the experts read; the
     // CPU flag is set by no code that ran (the loader hook sets it only on CPU), so
