@@ -28,11 +28,65 @@ impl Interp<'_, '_> {
     /// not built for this (building every layer is what bounds the evaluation): what the forward
     /// path reads from them stays unknown.
     pub fn after_loading(&mut self, built: std::ops::Range<HeapId>, loc: Loc) {
-        for module in built {
+        for module in built.clone() {
             if !self.unbuilt.contains_key(&module) {
                 self.load_module(module, loc);
             }
         }
+        // Then each module's own hook, children first (built after their parent): vLLM's
+        // `finalize_model_weights`, or its older loaders' pass over the attention layers. An
+        // MLA attention builds the weights its forward reads (`W_UK_T`) there.
+        for module in built.rev() {
+            if !self.unbuilt.contains_key(&module) {
+                self.finish_module(module, loc);
+            }
+        }
+    }
+
+    /// A module's own `process_weights_after_loading()`, when its class defines one: handed
+    /// what the loader hands (the dtype, in older vLLM) as unknown values.
+    fn finish_module(&mut self, module: HeapId, loc: Loc) {
+        let ObjKind::Instance(class) = self.heap[module as usize].kind else { return };
+        if !self.is_module_class(class) {
+            return;
+        }
+        let Some((_, hook)) = self.class_attr(class, HOOK, loc) else { return };
+        let Some(&Value::Func(func)) = hook.single() else { return };
+        let required: Vec<crate::index::Param> = self
+            .index
+            .function(func)
+            .call_params()
+            .iter()
+            .filter(|p| {
+                p.default.is_none()
+                    && !matches!(p.kind, crate::index::ParamKind::VarPositional | crate::index::ParamKind::VarKeyword)
+            })
+            .cloned()
+            .collect();
+        // The loaders call it with nothing or the dtype; a hook that takes the layer is a
+        // quantization method's (one that is a module too, as `CustomOp` methods are), run for
+        // the layer holding it or not at all.
+        let takes_dtype = |p: &crate::index::Param| p.name.as_str().ends_with("dtype");
+        if !(required.is_empty() || matches!(required.as_slice(), [p] if takes_dtype(p))) {
+            return;
+        }
+        let mut args = Args::default();
+        for param in required {
+            let value = self.param_symbol(func, &param, param.name.to_string());
+            args.keywords.push((param.name.clone(), Arg { value: G::under(Cond::TRUE, value), loc: None }));
+        }
+        // Only where the module exists: where its constructor set its attributes (a layer
+        // built in some configurations only has nothing to finish in the others).
+        let fields: Vec<G> = self.heap[module as usize].fields.values().cloned().collect();
+        let exists = if fields.is_empty() {
+            Cond::TRUE
+        } else {
+            fields.iter().fold(Cond::FALSE, |all, g| all.or(&g.coverage(&self.conds)))
+        };
+        let bound = G::under(Cond::TRUE, Value::Bound(func, Box::new(Value::Obj(module))));
+        self.loading += 1;
+        self.call(&bound, args, &exists, loc);
+        self.loading -= 1;
     }
 
     /// The loader's hook for one module, when its quantization method is known well enough.

@@ -1217,6 +1217,24 @@ fn state_set_by_the_loaders_phase_is_there_when_the_layer_runs() {
 }
 
 #[test]
+fn a_modules_own_loader_hook_runs_after_the_quantization_methods() {
+    // vLLM's loaders run each module's own `process_weights_after_loading` (an attention
+    // layer's, handed the dtype; the experts' own, without arguments) once the weights are in:
+    // what it sets decides where the experts apply the factor, and it is the configuration's
+    // atom (`config.fold_into_experts`), not an attribute no code set.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.module_hook.AttentionMoELayer"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not config.fold_into_experts".into()),
+            ("TWICE".into(), 2, "config.fold_into_experts".into())
+        ]
+    );
+    assert!(out.json()["raises"].is_null(), "{:#}", out.json()["raises"]);
+}
+
+#[test]
 fn a_keyword_popped_from_kwargs_is_gone_from_what_is_handed_on() {
     // `extra.pop("weight_loader")` in a method called under a condition, with a loader chosen
     // under another: the rest of `**extra` is empty, so `set_weight_attrs` asserts nothing
