@@ -3,10 +3,13 @@
 //! for every module that has a quantization method; state the forward path relies on is set
 //! there, not in `__init__`: the expert kernel a runner calls (vLLM's `moe_kernel`, asserted not
 //! `None` when the layer runs), whether a linear layer takes the CPU AMX path (SGLang's
-//! `use_intel_amx_backend`, read with `getattr(layer, ..., False)`). The evaluator makes the same
-//! calls, for the modules the entry's construction built, in the order they were built, before
-//! the entry method. Within them, every call handed a module or a method object is evaluated:
-//! what matters is what they write into the modules, not whether they mention the value.
+//! `use_intel_amx_backend`, read with `getattr(layer, ..., False)`). vLLM's then call each
+//! module's own `process_weights_after_loading` (an MLA attention builds `W_UK_T` there). The
+//! evaluator makes the same calls, for the modules the entry's construction built (the
+//! quantization methods' in the order the modules were built, the modules' own children
+//! first), before the entry method. Within them, every call handed a module or a method object
+//! is evaluated: what matters is what they write into the modules, not whether they mention
+//! the value.
 
 use super::calls::{Arg, Args};
 use super::cond::Cond;
@@ -23,10 +26,10 @@ const HOOK: &str = "process_weights_after_loading";
 const MAX_LOADED_METHODS: usize = 8;
 
 impl Interp<'_, '_> {
-    /// Runs the loader's hook for every module among the objects `built` (heap ids) that holds a
-    /// quantization method of the tree defining it. Modules whose constructor was skipped are
-    /// not built for this (building every layer is what bounds the evaluation): what the forward
-    /// path reads from them stays unknown.
+    /// Runs the loader's hooks for the objects `built` (heap ids): the quantization method's of
+    /// every module holding one of the tree that defines it, then each module's own. Modules
+    /// whose constructor was skipped are not built for this (building every layer is what
+    /// bounds the evaluation): what the forward path reads from them stays unknown.
     pub fn after_loading(&mut self, built: std::ops::Range<HeapId>, loc: Loc) {
         for module in built.clone() {
             if !self.unbuilt.contains_key(&module) {
