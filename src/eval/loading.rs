@@ -92,9 +92,19 @@ impl Interp<'_, '_> {
         self.loading -= 1;
     }
 
+    /// Whether instances of `class` are known not to be modules: every base is the tree's or
+    /// plain Python's. The loaders walk `model.named_modules()`, so a plain object holding the
+    /// layer's quantization method (vLLM's `MoERunner`) is not handed to its hook, which would
+    /// read weights only the layer has. (A class with an unresolved outside base may be one.)
+    fn known_not_a_module(&self, class: crate::index::ClassId) -> bool {
+        let mro = self.resolver.mro(class);
+        mro.problems.is_empty() && mro.external.iter().all(|e| super::modules::is_plain_python_base(e))
+    }
+
     /// The loader's hook for one module, when its quantization method is known well enough.
     fn load_module(&mut self, module: HeapId, loc: Loc) {
-        if !matches!(self.heap[module as usize].kind, ObjKind::Instance(_)) || self.loaded.contains(&module) {
+        let ObjKind::Instance(class) = self.heap[module as usize].kind else { return };
+        if self.loaded.contains(&module) || self.known_not_a_module(class) {
             return;
         }
         let Some(mut methods) = self.heap[module as usize].fields.get("quant_method").cloned() else {

@@ -4525,3 +4525,12 @@ fn a_parameter_defaulting_to_none_tested_for_none_says_nothing_of_the_value_pass
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert!(out.json()["raises"].is_null(), "{:#}", out.json()["raises"]);
 }
+
+#[test]
+fn only_modules_get_the_quantization_methods_loader_hook() {
+    // The loaders walk the modules; a plain-Python runner holding the same quantization method
+    // is not handed to its hook (which reads the weights only the layer registered).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.runner_holder.RunnerMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json()["raises"].is_null(), "{:#}", out.json()["raises"]);
+}
