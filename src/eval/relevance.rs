@@ -2428,7 +2428,7 @@ fn is_combined_predicate(body: &[Stmt]) -> bool {
     }
 }
 
-/// A small function declared `-> bool` made only of `if`s, `return`s and local names for
+/// A small function declared `-> bool` made only of `if`s, `return`s, imports and local names for
 /// facts: literals, comparisons, attributes, and calls without arguments (`if self.kernel is
 /// None: return self.experts_cls.is_monolithic()`; `method = config.routing_method_type`;
 /// `return False`). Such a flag decides which path runs later: named by the call, it would be
@@ -2459,6 +2459,9 @@ fn is_boolean_decision(def: &ast::StmtFunctionDef) -> bool {
                     }
                     Stmt::Expr(doc) => doc.value.is_string_literal_expr(),
                     Stmt::Assign(assign) => matches!(assign.targets.as_slice(), [Expr::Name(_)]) && fact(&assign.value),
+                    // A lazy import binds a name and decides nothing (`from vllm.platforms.rocm
+                    // import on_mi3xx` before `return on_mi3xx()`).
+                    Stmt::Import(_) | Stmt::ImportFrom(_) => true,
                     _ => false,
                 }
         })

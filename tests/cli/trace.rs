@@ -4418,6 +4418,20 @@ fn a_decorator_of_the_tree_that_wraps_the_function_runs_its_wrapper() {
 }
 
 #[test]
+fn a_gate_that_imports_lazily_is_a_decision_over_the_platform() {
+    // `if current_platform.is_rocm() and FOUND: from ... import on_gfx9; return on_gfx9()`:
+    // the import binds a name only, so the gate is evaluated, and on CUDA it is False.
+    let entry = "gate.gating_lazy_import.LazyGateMoE";
+    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--platform", "cuda"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--platform", "rocm"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    let twice: Vec<_> = rows(&out).into_iter().filter(|r| r.0 == "TWICE").collect();
+    assert_eq!(twice.len(), 1, "{}", out.stdout);
+    assert!(twice[0].2.contains("on_gfx9()"), "{}", out.stdout);
+}
+
+#[test]
 fn a_count_above_a_number_is_not_none() {
     // `if n is None: return routed` then `if n > 0:`: assumed `n > 0`, the `None` row is gone
     // (it was a NEVER row the assumption could not exclude).
