@@ -739,6 +739,8 @@ impl Interp<'_, '_> {
     /// gather into the batch's buffer).
     fn handed_in_storage(&self, frame: &Frame, expr: &Expr) -> bool {
         match viewed_tensor(expr) {
+            // A tensor's sizes, type or device (`w1.shape[0]`) are numbers, not storage.
+            Expr::Attribute(attr) if TENSOR_METADATA.contains(&attr.attr.as_str()) => false,
             Expr::Attribute(attr) => match attr.value.as_ref() {
                 // (A local: what a function was handed, or got back.)
                 Expr::Name(base) if base.id.as_str() != "self" => frame.locals.get(&base.id).is_some_and(|held| {
@@ -779,13 +781,27 @@ impl Interp<'_, '_> {
         if !carries || frame.buffers.is_empty() {
             return;
         }
+        // Only where the call gives data: where the callee is a function of the tree that
+        // returns nothing (one of several finalizers, the others outside), it wrote into its
+        // parameters itself, and the buffer holds that.
+        let mut data = G::empty();
+        for (c, v) in result.iter() {
+            if matches!(v, Value::Num(_)) {
+                data.push(&self.conds, *c, v.clone());
+            }
+        }
+        let gives_data = data.coverage(&self.conds);
         let args = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
         let targets: Vec<Expr> = args.filter(|a| writable_buffer(frame, a)).cloned().collect();
         for target in &targets {
-            self.assign_in_place(frame, target, result.clone(), pc);
+            self.assign_in_place(frame, target, data.clone(), &pc.and(&gives_data));
         }
     }
 }
+
+/// Attributes of a tensor that describe it rather than hold its data.
+const TENSOR_METADATA: &[&str] =
+    &["shape", "dtype", "device", "ndim", "layout", "is_cuda", "requires_grad", "itemsize"];
 
 /// Whether `expr` is a name or a chain of attributes of one (`self`, `self.metadata`): evaluated
 /// again without effects.

@@ -4548,3 +4548,19 @@ fn only_modules_get_the_quantization_methods_loader_hook() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert!(out.json()["raises"].is_null(), "{:#}", out.json()["raises"]);
 }
+
+#[test]
+fn a_call_made_for_its_effect_fills_buffers_only_where_it_gives_data() {
+    // The tree's finalizer fills `output` itself and returns `None`; the outside one's result
+    // is what lands there. And `w1.shape[0]` is a size, not a buffer the scatter fills: the
+    // one-expert test is over the configuration. (The one-expert path scales twice, on purpose.)
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.effect_call_buffers.FinalizedExperts"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not (config.num_experts == 1)".into()),
+            ("TWICE".into(), 2, "config.num_experts == 1".into())
+        ]
+    );
+}
