@@ -1026,6 +1026,15 @@ impl Interp<'_, '_> {
                 }
                 return G::under(pc.clone(), Value::Obj(id));
             }
+            // `typing.cast(T, value)` is `value` (vLLM's custom operators cast what the layer's
+            // `_forward_impl` returns).
+            "cast" if path == "typing.cast" && receiver.is_none() => {
+                let value =
+                    args.positional.get(1).or_else(|| args.keywords.iter().find(|(k, _)| k == "val").map(|(_, a)| a));
+                if let Some(value) = value {
+                    return value.value.restrict(&self.conds, pc);
+                }
+            }
             // `types.MappingProxyType(mapping)` is a read-only view of the mapping: reads go
             // through to it.
             "MappingProxyType" if path == "types.MappingProxyType" && receiver.is_none() => {

@@ -4564,3 +4564,12 @@ fn a_call_made_for_its_effect_fills_buffers_only_where_it_gives_data() {
         ]
     );
 }
+
+#[test]
+fn typing_cast_is_its_value() {
+    // `cast(tuple[...], self._pair(x))` is the pair: the `isinstance(result, tuple)` unpacking
+    // takes its first branch, and the routed part is scaled once.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.typing_cast.CastPairMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
