@@ -746,7 +746,34 @@ impl Interp<'_, '_> {
         let label = self.value_label(value, text);
         let display = format!("{label} {} {c}", if strict { ">" } else { ">=" });
         let holds = self.atom(AtomKey::Above { sym: s, bits, strict }, || display);
+        if strict && bound == 1.0 {
+            let mut factors = Vec::new();
+            if self.size_factors(s, &mut factors, 0) && factors.len() > 1 {
+                self.conds.note_size_product(s, factors);
+            }
+        }
         if negated { holds.not() } else { holds }
+    }
+
+    /// Whether `s` is a product of sizes (`dp_size_ * pcp_size_ * tp_size_`, each a value
+    /// named as the size of something, `*_size`, or a positive integer), its factors pushed
+    /// to `factors`.
+    fn size_factors(&self, s: SymId, factors: &mut Vec<SymId>, depth: usize) -> bool {
+        const MAX_DEPTH: usize = 8;
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        match &self.syms[s as usize].key {
+            SymKey::Arith(super::value::ArithOp::Mul, a, b) => [a, b].into_iter().all(|term| match term {
+                super::value::ArithTerm::Int(i) => *i >= 1,
+                super::value::ArithTerm::Sym(t) => self.size_factors(*t, factors, depth + 1),
+            }),
+            _ if depth > 0 && names_a_positive_size(&self.syms[s as usize].display) => {
+                factors.push(s);
+                true
+            }
+            _ => false,
+        }
     }
 
     pub(super) fn compare_values(
@@ -2761,6 +2788,15 @@ fn names_a_size(text: &str) -> bool {
     text.ends_with(".numel()") || digits_between(".size(", ')') || digits_between(".shape[", ']')
 }
 
+/// Whether `display` names the size of something that has at least one member: a parallel
+/// group's (`tp_size`, `dp_size_`, `get_dp_group().world_size`,
+/// `get_tensor_model_parallel_world_size()`), not a dimension of some data, which may be empty.
+fn names_a_positive_size(display: &str) -> bool {
+    let last = display.rsplit(['.', '[']).next().unwrap_or(display);
+    let name = last.trim_end_matches("()").trim_end_matches('_');
+    name.ends_with("_size") && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
 /// Whether `display` names a count: a size of some data, or a name that says it counts by
 /// the usual conventions (`num_experts`, `n_shared_experts`, `self.tp_size`,
 /// `get_tensor_model_parallel_world_size()`, `args["n_share_experts_fusion"]`).
@@ -2919,7 +2955,18 @@ fn tuple_attribute(attr: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::names_a_count;
+    use super::{names_a_count, names_a_positive_size};
+
+    #[test]
+    fn positive_sizes_are_group_sizes_not_data_dimensions() {
+        for size in ["dp_size_", "get_dp_group().world_size", "get_tensor_model_parallel_world_size()", "self.tp_size"]
+        {
+            assert!(names_a_positive_size(size), "{size}");
+        }
+        for other in ["x.size(0)", "topk_ids.shape[1]", "config.num_experts", "x.size()", "size"] {
+            assert!(!names_a_positive_size(other), "{other}");
+        }
+    }
 
     #[test]
     fn counts_are_named_by_convention_or_are_sizes() {

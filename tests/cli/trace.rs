@@ -4573,3 +4573,15 @@ fn typing_cast_is_its_value() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
 }
+
+#[test]
+fn a_factor_of_sizes_above_one_makes_their_product_above_one() {
+    // `dp * tp > 1` is false only where both are 1: `dp > 1` there is no configuration, and
+    // its unscaled branch no NEVER row.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.size_product.SizeProductMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "dp_size_ * tp_size_ <= 1".into()), ("ONCE".into(), 1, "dp_size_ * tp_size_ > 1".into())]
+    );
+}

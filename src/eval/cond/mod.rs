@@ -303,6 +303,10 @@ pub struct Conds {
     equal_pairs: Vec<(SymId, SymId, usize)>,
     /// The pairs and constants already linked.
     equal_links: FxHashSet<(usize, Constant)>,
+    /// Products of sizes and their factors, each at least 1 (see `note_size_product`).
+    size_products: Vec<(SymId, Vec<SymId>)>,
+    /// The (product, factor) pairs already linked.
+    size_product_links: FxHashSet<(SymId, SymId)>,
     /// The disjunction of each set of raises taken out (see [`Conds::without_raising_within`]).
     raised_unions: RefCell<FxHashMap<Vec<u32>, Cond>>,
     /// Atoms under which the number of applications cannot matter (the traced value equals 1,
@@ -367,6 +371,8 @@ impl Default for Conds {
             raised_unions: RefCell::default(),
             equal_pairs: Vec::new(),
             equal_links: FxHashSet::default(),
+            size_products: Vec::new(),
+            size_product_links: FxHashSet::default(),
             vacuous: Vec::new(),
             overflowed: false,
             one_hot: FxHashMap::default(),
@@ -463,7 +469,50 @@ impl Conds {
                 }
             }
         }
+        if let AtomKey::Above { sym, bits, strict: true } = self.atoms[index].key
+            && bits == 1.0f64.to_bits()
+        {
+            self.link_size_products(sym);
+        }
         var
+    }
+
+    /// Notes that `product` is the product of `factors`, sizes of at least 1 each (`dp_size *
+    /// pcp_size * tp_size`): a factor above 1 makes the product above 1, so "`dp_size > 1` and
+    /// `dp_size * tp_size <= 1`" is no configuration.
+    pub fn note_size_product(&mut self, product: SymId, factors: Vec<SymId>) {
+        if self.size_products.iter().any(|(p, _)| *p == product) {
+            return;
+        }
+        self.size_products.push((product, factors));
+        self.link_size_products(product);
+    }
+
+    /// Links `factor > 1` to `product > 1` for the products `sym` takes part in, once both
+    /// atoms exist (their groups of constraints become one).
+    fn link_size_products(&mut self, sym: SymId) {
+        let above_one = |s: SymId| AtomKey::Above { sym: s, bits: 1.0f64.to_bits(), strict: true };
+        let pairs: Vec<(SymId, SymId)> = self
+            .size_products
+            .iter()
+            .flat_map(|(p, factors)| factors.iter().map(move |f| (*p, *f)))
+            .filter(|(p, f)| *p == sym || *f == sym)
+            .collect();
+        for (product, factor) in pairs {
+            let (Some(&at_product), Some(&at_factor)) =
+                (self.by_key.get(&above_one(product)), self.by_key.get(&above_one(factor)))
+            else {
+                continue;
+            };
+            if !self.size_product_links.insert((product, factor)) {
+                continue;
+            }
+            let Some(group) = self.merge_groups(self.group_of(product), self.group_of(factor)) else { continue };
+            let link = Self::var(at_factor).not().or(&Self::var(at_product));
+            let links = self.links.get(&group).copied().unwrap_or(Cond(TRUE));
+            self.links.insert(group, links.and(&link));
+            self.regroup(group);
+        }
     }
 
     /// Relates the atom `equal` ("`a == b`", two unknown values) to each value's equalities
