@@ -525,6 +525,18 @@ impl Interp<'_, '_> {
         match callee {
             Value::Func(f) => self.call_function(*f, None, args, pc, loc),
             Value::Bound(f, receiver) => {
+                // A method of what a skipped call returned (`impl_getter().apply(x)`) is the
+                // method of what that call returns: the call is evaluated now. Named by the
+                // return annotation instead, the method would run on every subclass of it.
+                if let Value::Sym(s) = receiver.as_ref() {
+                    if let Some(object) = self.skipped_result(*s, loc) {
+                        let name = self.index.function(*f).name.clone();
+                        let method = self.getattr_g(&object, &name, pc, loc);
+                        let result = self.call(&method, args, pc, loc);
+                        self.calling_deferred.remove(s);
+                        return result;
+                    }
+                }
                 let asked = match receiver.as_ref() {
                     Value::Sym(s) if args.is_empty() => Some(*s),
                     _ => None,
@@ -1508,6 +1520,19 @@ impl Interp<'_, '_> {
         Ok(result)
     }
 
+    /// What the skipped call standing behind `sym` returns, when every `return` of it builds
+    /// an object of a class of the tree (`return NoOpReduce()`) and it is not being called
+    /// through already; `sym` is then marked as being called through (the caller unmarks it).
+    /// (A getter of a global set elsewhere, `return _EP`, gives less than its return
+    /// annotation, which bounds the classes the result can be.)
+    fn skipped_result(&mut self, sym: SymId, loc: Loc) -> Option<G> {
+        let func = self.deferred.get(&sym)?.0;
+        if self.classes_every_return_builds(func) == 0 || !self.calling_deferred.insert(sym) {
+            return None;
+        }
+        Some(self.deferred_result(sym, loc))
+    }
+
     /// What the skipped call standing behind `sym` returns, evaluated once.
     fn deferred_result(&mut self, sym: SymId, loc: Loc) -> G {
         if let Some(g) = self.deferred_results.get(&sym) {
@@ -2294,6 +2319,10 @@ impl Interp<'_, '_> {
         let Some(hint) = self.syms[sym as usize].class_hint else { return Vec::new() };
         let mut classes = vec![hint];
         classes.extend(self.resolver.all_subclasses(hint));
+        // A class with a method still abstract cannot be made: no object is of it exactly
+        // (an `ABC` the value is declared as; where it was a configuration, a method abstract
+        // there ran nothing, and the configuration was lost).
+        classes.retain(|c| !self.has_abstract_method(*c));
         if classes.len() > MAX_IMPLEMENTATIONS {
             let loc = Loc { file: hint.file, span: self.index.class(hint).name_range };
             self.bound(
@@ -2319,6 +2348,24 @@ impl Interp<'_, '_> {
         }
         self.universes.insert(sym, classes.clone());
         classes
+    }
+
+    /// Whether a method of `class`, as its MRO resolves it, is abstract.
+    fn has_abstract_method(&mut self, class: ClassId) -> bool {
+        let mro = self.resolver.mro(class);
+        let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+        for c in &mro.classes {
+            // (Any binding of the name overrides it: a method, or a function assigned.)
+            for binding in &self.index.class(*c).body {
+                let first = seen.insert(binding.name.as_str());
+                if let crate::index::BindingKind::Function(f) = binding.kind {
+                    if first && is_abstract(self.index.function(f)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
     }
 
     /// "The unknown object `sym` is of one of `classes`" (each exactly).
@@ -2370,6 +2417,16 @@ impl Interp<'_, '_> {
                 ObjKind::Opaque(s) => self.isinstance(&Value::Sym(s), classes, loc),
             },
             Value::Sym(s) if self.syms[*s as usize].class_hint.is_some() && !targets.is_empty() => {
+                // What a skipped call returned is what that call returns (see `call_value`).
+                if let Some(object) = self.skipped_result(*s, loc) {
+                    let mut holds = self.conds.falsity();
+                    for (c, v) in object.0 {
+                        let t = self.isinstance(&v, classes, loc);
+                        holds = holds.or(&c.and(&t));
+                    }
+                    self.calling_deferred.remove(s);
+                    return holds;
+                }
                 let instances: Vec<ClassId> = self
                     .universe(*s)
                     .into_iter()

@@ -1154,7 +1154,7 @@ impl Interp<'_, '_> {
 
     /// How many classes of the tree `func`'s `return`s build when every one of them builds an
     /// object of a class of the tree or gives `None` (at least one builds); 0 otherwise.
-    fn classes_every_return_builds(&mut self, func: FuncId) -> usize {
+    pub(super) fn classes_every_return_builds(&mut self, func: FuncId) -> usize {
         if let Some(&known) = self.relevance.record_builders.get(&func) {
             return known;
         }

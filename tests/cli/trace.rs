@@ -4585,3 +4585,24 @@ fn a_factor_of_sizes_above_one_makes_their_product_above_one() {
         [("ONCE".into(), 1, "dp_size_ * tp_size_ <= 1".into()), ("ONCE".into(), 1, "dp_size_ * tp_size_ > 1".into())]
     );
 }
+
+#[test]
+fn a_method_of_what_a_skipped_getter_returns_is_the_method_of_that_object() {
+    // `finalize(..., self.fused_experts.finalize_weight_and_reduce_impl())`: the getter takes
+    // no data and is skipped, but `apply` called on its result runs the no-op it returns, not
+    // every subclass of its annotation (the abstract base among them, where nothing ran and
+    // the output read NEVER).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.skipped_call_method.SkippedGetterMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    assert_eq!(out.json()["atoms"], serde_json::json!([]));
+}
+
+#[test]
+fn a_class_with_an_abstract_method_is_no_configuration_of_an_unknown_object() {
+    // A reducer declared as the abstract base is one of the classes that can be made: the
+    // base itself, whose `apply` is abstract, ran nothing and its configuration was lost.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.skipped_call_method.HandedReducerMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
