@@ -361,10 +361,10 @@ pub struct Interp<'r, 'a> {
     /// Functions that run an object they look up by key, themselves or through plain helpers
     /// (`custom_ops.rs`).
     pub lookup_runners: FxHashMap<FuncId, bool>,
+    /// The function a call of a function's body resolves to, when only one (`stmts.rs`,
+    /// `static_callee`: resolution is a function of the index, asked at every assignment).
+    pub static_callees: FxHashMap<(FuncId, u32), Option<FuncId>>,
     /// Functions every `return` of which is a fresh allocation (`stmts.rs`, `allocates_buffer`).
-    /// The function a call of a function's body resolves to, when only one (for
-    /// `buffer_makers`: resolution is a function of the index, asked at every assignment).
-    pub buffer_callees: FxHashMap<(FuncId, u32), Option<FuncId>>,
     pub buffer_makers: FxHashMap<FuncId, bool>,
     /// Objects that called an operator of the tree, with the call depth of the operator's body.
     pub operator_callers: Vec<(usize, Value)>,
@@ -585,7 +585,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             module_operators: Default::default(),
             lookup_runners: Default::default(),
             buffer_makers: Default::default(),
-            buffer_callees: Default::default(),
+            static_callees: Default::default(),
             operator_callers: Vec::new(),
             looked_up: FxHashMap::default(),
             scaled_cuts: Cond::FALSE,

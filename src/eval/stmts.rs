@@ -778,7 +778,7 @@ impl Interp<'_, '_> {
         let carries = result.iter().any(
             |(_, v)| matches!(v, Value::Num(n) if n.carries_traced() || n.parts.iter().any(|p| p.unknown.is_some())),
         );
-        if !carries || frame.buffers.is_empty() {
+        if !carries {
             return;
         }
         // Only where the call gives data: where the callee is a function of the tree that
@@ -793,9 +793,160 @@ impl Interp<'_, '_> {
         let gives_data = data.coverage(&self.conds);
         let args = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
         let targets: Vec<Expr> = args.filter(|a| writable_buffer(frame, a)).cloned().collect();
+        if targets.is_empty() {
+            self.write_into_unknown_destination(frame, call, data, &pc.and(&gives_data));
+            return;
+        }
         for target in &targets {
             self.assign_in_place(frame, target, data.clone(), &pc.and(&gives_data));
         }
+    }
+
+    /// A function of the tree that returns nothing (`def moe_sum(self, input, output) -> None:
+    /// ops.moe_sum(input, output)`), not evaluated, handed scaled data and no known buffer:
+    /// the data lands in one of its arguments, and which one is not known (vLLM's experts
+    /// fill a workspace view the evaluation does not know for a buffer). Dropped, the data
+    /// was lost and the row read NEVER; the tensors handed beside it that do not carry the
+    /// value now hold it, marked as not known, so the row says what blocked it.
+    fn write_into_unknown_destination(&mut self, frame: &mut Frame, call: &ast::ExprCall, data: G, pc: &Cond) {
+        if data.is_empty() || !self.calls_function_returning_nothing(frame, call) {
+            return;
+        }
+        let args: Vec<&Expr> =
+            call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value)).collect();
+        // Where the scaled data handed in stays readable after the call (a parameter, whose
+        // caller keeps it; a local read again), the callee may have written it back in place
+        // (`apply_routing_simulation(topk_ids, topk_weights)` rewriting both): nothing is lost.
+        let after = ruff_text_size::Ranged::range(call).end().to_u32();
+        for arg in &args {
+            let Expr::Name(name) = viewed_tensor(arg) else { continue };
+            let carries = frame.locals.get(&name.id).is_some_and(|held| {
+                held.iter().any(|(_, v)| {
+                    matches!(v, Value::Num(n) if n.carries_traced() || n.parts.iter().any(|p| p.unknown.is_some()))
+                })
+            });
+            if carries && (self.is_parameter(frame, &name.id) || self.read_after(frame, &name.id, after)) {
+                return;
+            }
+        }
+        let mut destinations: Vec<Expr> = Vec::new();
+        for arg in args {
+            let Expr::Name(name) = viewed_tensor(arg) else { continue };
+            let uncarrying_tensor = frame.locals.get(&name.id).is_some_and(|held| {
+                !held.is_empty()
+                    && held.iter().all(|(_, v)| matches!(v, Value::Num(n) if n.tensor && !n.carries_traced()))
+            });
+            if uncarrying_tensor && !destinations.iter().any(|d| matches!(d, Expr::Name(n) if n.id == name.id)) {
+                destinations.push(Expr::Name(name.clone()));
+            }
+        }
+        if destinations.is_empty() {
+            return;
+        }
+        let loc = self.loc(frame.file, call);
+        let names: Vec<String> = destinations
+            .iter()
+            .filter_map(|d| if let Expr::Name(n) = d { Some(format!("`{}`", n.id)) } else { None })
+            .collect();
+        let what = format!(
+            "`{}` returns nothing and is handed scaled data: where it writes it ({} or elsewhere) is not followed",
+            self.text(loc),
+            names.join(", ")
+        );
+        let blocker = self.blocker(loc, what, pc);
+        let written = self.map(&data, |_, v| match v {
+            Value::Num(n) => Value::Num(std::rc::Rc::new(super::calls::taint(&n, blocker))),
+            other => other,
+        });
+        for destination in &destinations {
+            self.assign_in_place(frame, destination, written.clone(), pc);
+        }
+    }
+
+    /// The one function of the tree `call`, made in `context`, calls as resolved statically.
+    fn static_callee(&mut self, context: crate::index::FuncId, call: &ast::ExprCall) -> Option<crate::index::FuncId> {
+        let key = (context, ruff_text_size::Ranged::range(call).start().to_u32());
+        if let Some(&known) = self.static_callees.get(&key) {
+            return known;
+        }
+        let found = self.resolver.resolve(&crate::resolve::Ctx::function(context), &call.func);
+        let callee = match found.as_slice() {
+            [
+                crate::resolve::Found {
+                    def: crate::resolve::Def::Function(callee) | crate::resolve::Def::BoundMethod { func: callee, .. },
+                    ..
+                },
+            ] => Some(*callee),
+            _ => None,
+        };
+        self.static_callees.insert(key, callee);
+        callee
+    }
+
+    /// Whether `name` is a parameter of the function `frame` runs.
+    fn is_parameter(&self, frame: &Frame, name: &Name) -> bool {
+        frame.func.is_some_and(|f| self.index.function(f).params.iter().any(|p| p.name == *name))
+    }
+
+    /// Whether the function `frame` runs reads `name` after `offset` in its text, or anywhere
+    /// in a loop holding `offset` (a later iteration reads it again).
+    fn read_after(&self, frame: &Frame, name: &Name, offset: u32) -> bool {
+        use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+        struct Reads<'n> {
+            name: &'n Name,
+            offset: u32,
+            /// How many loops holding `offset` the walk is in.
+            loops: usize,
+            found: bool,
+        }
+        impl<'a> Visitor<'a> for Reads<'_> {
+            fn visit_stmt(&mut self, stmt: &'a Stmt) {
+                let range = ruff_text_size::Ranged::range(stmt);
+                let (start, end) = (range.start().to_u32(), range.end().to_u32());
+                let in_loop =
+                    matches!(stmt, Stmt::For(_) | Stmt::While(_)) && start <= self.offset && self.offset <= end;
+                self.loops += usize::from(in_loop);
+                walk_stmt(self, stmt);
+                self.loops -= usize::from(in_loop);
+            }
+            fn visit_expr(&mut self, expr: &'a Expr) {
+                if let Expr::Name(n) = expr {
+                    let at = ruff_text_size::Ranged::range(n).start().to_u32();
+                    if n.id == *self.name
+                        && matches!(n.ctx, ast::ExprContext::Load)
+                        && (at >= self.offset || self.loops > 0)
+                    {
+                        self.found = true;
+                    }
+                }
+                walk_expr(self, expr);
+            }
+        }
+        // (Without the function's text, it is taken to be read.)
+        let Some(func) = frame.func else { return true };
+        let module = self.index.file(func.file).ast();
+        let Some(Stmt::FunctionDef(def)) =
+            crate::syntax::stmt_with_range(&module.body, self.index.function(func).range)
+        else {
+            return true;
+        };
+        let mut reads = Reads { name, offset, loops: 0, found: false };
+        for stmt in &def.body {
+            reads.visit_stmt(stmt);
+        }
+        reads.found
+    }
+
+    /// Whether `call` calls, as resolved statically, a function of the tree every `return` of
+    /// which gives nothing (or declared `-> None`).
+    fn calls_function_returning_nothing(&mut self, frame: &Frame, call: &ast::ExprCall) -> bool {
+        let Some(context) = frame.func else { return false };
+        let Some(callee) = self.static_callee(context, call) else { return false };
+        if matches!(self.index.function(callee).returns.as_deref(), Some(Expr::NoneLiteral(_))) {
+            return true;
+        }
+        let scope = self.resolver.local_scope(callee);
+        scope.returns.iter().all(|ret| matches!(ret.value.as_deref(), None | Some(Expr::NoneLiteral(_))))
     }
 }
 
@@ -891,26 +1042,7 @@ impl Interp<'_, '_> {
         if depth >= MAX_DEPTH {
             return false;
         }
-        let key = (context, ruff_text_size::Ranged::range(call).start().to_u32());
-        let callee = match self.buffer_callees.get(&key) {
-            Some(&known) => known,
-            None => {
-                let found = self.resolver.resolve(&crate::resolve::Ctx::function(context), &call.func);
-                let callee = match found.as_slice() {
-                    [
-                        crate::resolve::Found {
-                            def:
-                                crate::resolve::Def::Function(callee)
-                                | crate::resolve::Def::BoundMethod { func: callee, .. },
-                            ..
-                        },
-                    ] => Some(*callee),
-                    _ => None,
-                };
-                self.buffer_callees.insert(key, callee);
-                callee
-            }
-        };
+        let callee = self.static_callee(context, call);
         let Some(callee) = callee else { return false };
         if let Some(&known) = self.buffer_makers.get(&callee) {
             return known;

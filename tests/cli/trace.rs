@@ -4606,3 +4606,20 @@ fn a_class_with_an_abstract_method_is_no_configuration_of_an_unknown_object() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
 }
+
+#[test]
+fn scaled_data_a_helper_returning_nothing_may_have_written_anywhere_is_not_known() {
+    // `self.experts.apply(output, hidden_states, topk_weights)`, skipped, returns nothing, and
+    // the scaled weights are not read again: they landed in a tensor handed beside them. Not
+    // NEVER: the output holds them, marked as not known, and the row names the call.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.effect_helper_destination.WorkspaceMoE"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("UNKNOWN".into(), 1, "always".into())]);
+    let unresolved = out.json()["unresolved"].to_string();
+    assert!(unresolved.contains("returns nothing and is handed scaled data"), "{unresolved}");
+    // Scaled data read again after such a call stayed where it was: nothing is marked.
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.effect_helper_destination.RewrittenWeightsMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+}
