@@ -622,6 +622,34 @@ pub fn data_params(def: &ast::StmtFunctionDef, flags: &FxHashMap<Name, bool>) ->
     Some(data)
 }
 
+/// The parameters a kernel stores into (`tl.store(c_ptr + offs, acc)`, `tl.atomic_add(...)`),
+/// in any branch: the buffers a launch that is not evaluated fills.
+pub fn stored_params(def: &ast::StmtFunctionDef) -> FxHashSet<Name> {
+    struct Stores<'k> {
+        pointers: &'k FxHashMap<Name, Vec<Name>>,
+        stored: FxHashSet<Name>,
+    }
+    impl<'a> Visitor<'a> for Stores<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr {
+                let name = device_call_name(call);
+                if matches!(name, Some("store")) || name.is_some_and(|n| n.starts_with("atomic_")) {
+                    if let Some(ptr) = call.arguments.args.first() {
+                        let mut bases = Vec::new();
+                        pointer_bases(ptr, self.pointers, &mut bases);
+                        self.stored.extend(bases);
+                    }
+                }
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let locals = kernel_locals(def);
+    let mut stores = Stores { pointers: &locals.pointers, stored: FxHashSet::default() };
+    stores.visit_body(&def.body);
+    stores.stored
+}
+
 /// The device-language function a call names (`tl.load(...)` is `load`), when it is one.
 fn device_call_name(call: &ast::ExprCall) -> Option<&str> {
     match call.func.as_ref() {

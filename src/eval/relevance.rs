@@ -1279,11 +1279,16 @@ impl Interp<'_, '_> {
             let ctx = Ctx::function(func);
             'calls: for callee in &finder.handed_to {
                 for resolved in self.resolver.resolve(&ctx, callee) {
-                    if let Def::Function(f) = resolved.def {
-                        if self.writes_into_parameter(f, depth + 1) {
-                            found = true;
-                            break 'calls;
-                        }
+                    let writes = match resolved.def {
+                        Def::Function(f) => self.writes_into_parameter(f, depth + 1),
+                        // A kernel its model says writes into an argument (`moe_sum(input,
+                        // output)`).
+                        Def::External(path) => self.kernels.find(&path).is_some_and(|m| m.output.is_some()),
+                        _ => false,
+                    };
+                    if writes {
+                        found = true;
+                        break 'calls;
                     }
                 }
             }

@@ -792,7 +792,12 @@ impl Interp<'_, '_> {
         }
         let gives_data = data.coverage(&self.conds);
         let args = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
-        let targets: Vec<Expr> = args.filter(|a| writable_buffer(frame, a)).cloned().collect();
+        let mut targets: Vec<Expr> = args.filter(|a| writable_buffer(frame, a)).cloned().collect();
+        for stored in self.launch_stores(frame, call) {
+            if !targets.iter().any(|t| t == stored) {
+                targets.push(stored.clone());
+            }
+        }
         if targets.is_empty() {
             self.write_into_unknown_destination(frame, call, data, &pc.and(&gives_data));
             return;
@@ -861,6 +866,53 @@ impl Interp<'_, '_> {
         for destination in &destinations {
             self.assign_in_place(frame, destination, written.clone(), pc);
         }
+    }
+
+    /// The arguments of a device kernel's launch (`kernel[grid](a, b, c, ...)`) bound to the
+    /// parameters it stores into: where the launch is not evaluated, what it computes lands
+    /// there, buffers or not (vLLM's experts hand their kernels views of a workspace the
+    /// evaluation does not know for a buffer).
+    fn launch_stores<'c>(&mut self, frame: &Frame, call: &'c ast::ExprCall) -> Vec<&'c Expr> {
+        let Expr::Subscript(launch) = call.func.as_ref() else { return Vec::new() };
+        let Some(context) = frame.func else { return Vec::new() };
+        let found = self.resolver.resolve(&crate::resolve::Ctx::function(context), &launch.value);
+        let kernel = match found.as_slice() {
+            [crate::resolve::Found { def: crate::resolve::Def::Function(kernel), .. }] => *kernel,
+            _ => return Vec::new(),
+        };
+        let facts = self.index.function(kernel);
+        if !super::calls::is_device_kernel(facts) {
+            return Vec::new();
+        }
+        let module = self.index.file(kernel.file).ast();
+        let Some(Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, facts.range) else {
+            return Vec::new();
+        };
+        let stored = super::device::stored_params(def);
+        let mut out = Vec::new();
+        for (i, param) in facts.params.iter().enumerate() {
+            if !stored.contains(&param.name) {
+                continue;
+            }
+            let by_name = call
+                .arguments
+                .keywords
+                .iter()
+                .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == param.name.as_str()));
+            let arg = by_name.map(|k| &k.value).or_else(|| {
+                // (Past a starred argument, positions are not known.)
+                let positional = &call.arguments.args;
+                if positional.iter().take(i + 1).any(|a| matches!(a, Expr::Starred(_))) {
+                    None
+                } else {
+                    positional.get(i)
+                }
+            });
+            if let Some(arg) = arg.filter(|a| matches!(viewed_tensor(a), Expr::Name(_))) {
+                out.push(arg);
+            }
+        }
+        out
     }
 
     /// The one function of the tree `call`, made in `context`, calls as resolved statically.

@@ -4623,3 +4623,16 @@ fn scaled_data_a_helper_returning_nothing_may_have_written_anywhere_is_not_known
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
 }
+
+#[test]
+fn kernels_fill_the_workspace_views_they_store_into_or_their_model_names() {
+    // `out = workspace.view(-1)` is no fresh allocation. A Triton kernel of the tree launched
+    // with it stores into it (`tl.store(c_ptr + offs, ...)`), and a compiled `moe_sum(input,
+    // output)` writes its `output` (its model says so; the helper handing its parameter to it
+    // is evaluated): the scaled weights land there either way. Both read NEVER before.
+    for entry in ["gate.workspace_outputs.WorkspaceLaunchMoE", "gate.workspace_outputs.WorkspaceSumMoE"] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", entry]);
+        assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{entry}: {}", out.stdout);
+        assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{entry}");
+    }
+}
