@@ -44,6 +44,14 @@ impl Interp<'_, '_> {
                 }
             }
             Stmt::Assign(assign) => match assign.targets.as_slice() {
+                // `_ = kernel(..., output=out)`: a result thrown away, a call made for its effect.
+                [Expr::Name(name)] if name.id.as_str() == "_" && matches!(assign.value.as_ref(), Expr::Call(_)) => {
+                    let result = self.eval(frame, &assign.value, pc);
+                    self.assign_local(frame, &name.id, result.clone(), pc);
+                    if let Expr::Call(call) = assign.value.as_ref() {
+                        self.write_out_buffers(frame, call, result, pc);
+                    }
+                }
                 [Expr::Name(name)] => self.assign_name(frame, &name.id, &assign.value, pc),
                 [target @ (Expr::Tuple(_) | Expr::List(_))]
                     if let Some((names, values)) = pairwise_names(target, &assign.value) =>
@@ -814,7 +822,15 @@ impl Interp<'_, '_> {
     /// was lost and the row read NEVER; the tensors handed beside it that do not carry the
     /// value now hold it, marked as not known, so the row says what blocked it.
     fn write_into_unknown_destination(&mut self, frame: &mut Frame, call: &ast::ExprCall, data: G, pc: &Cond) {
-        if data.is_empty() || !self.calls_function_returning_nothing(frame, call) {
+        // (So does data that went through a callee not resolved, `importlib.import_module(...)
+        // .cutlass_fused_moe(..., output=output)`: what it returns is already marked.)
+        // Only scaled data counts (a recorder handed the ids, not resolved, loses nothing).
+        if !data.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.carries_traced())) {
+            return;
+        }
+        let unresolved =
+            data.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.parts.iter().any(|p| p.unknown.is_some())));
+        if !unresolved && !self.calls_function_returning_nothing(frame, call) {
             return;
         }
         let args: Vec<&Expr> =
@@ -822,8 +838,9 @@ impl Interp<'_, '_> {
         // Where the scaled data handed in stays readable after the call (a parameter, whose
         // caller keeps it; a local read again), the callee may have written it back in place
         // (`apply_routing_simulation(topk_ids, topk_weights)` rewriting both): nothing is lost.
+        // (A callee not resolved may do anything with what it is handed: marked anyway.)
         let after = ruff_text_size::Ranged::range(call).end().to_u32();
-        for arg in &args {
+        for arg in args.iter().filter(|_| !unresolved) {
             let Expr::Name(name) = viewed_tensor(arg) else { continue };
             let carries = frame.locals.get(&name.id).is_some_and(|held| {
                 held.iter().any(|(_, v)| {
@@ -854,7 +871,7 @@ impl Interp<'_, '_> {
             .filter_map(|d| if let Expr::Name(n) = d { Some(format!("`{}`", n.id)) } else { None })
             .collect();
         let what = format!(
-            "`{}` returns nothing and is handed scaled data: where it writes it ({} or elsewhere) is not followed",
+            "`{}` is called for its effect with scaled data: where it writes it ({} or elsewhere) is not followed",
             self.text(loc),
             names.join(", ")
         );

@@ -4616,7 +4616,7 @@ fn scaled_data_a_helper_returning_nothing_may_have_written_anywhere_is_not_known
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     assert_eq!(rows(&out), [("UNKNOWN".into(), 1, "always".into())]);
     let unresolved = out.json()["unresolved"].to_string();
-    assert!(unresolved.contains("returns nothing and is handed scaled data"), "{unresolved}");
+    assert!(unresolved.contains("is called for its effect with scaled data"), "{unresolved}");
     // Scaled data read again after such a call stayed where it was: nothing is marked.
     let (code, verdict, out) =
         trace("trace/router", &["--entry", "gate.effect_helper_destination.RewrittenWeightsMoE"]);
@@ -4635,4 +4635,15 @@ fn kernels_fill_the_workspace_views_they_store_into_or_their_model_names() {
         assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{entry}: {}", out.stdout);
         assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{entry}");
     }
+}
+
+#[test]
+fn scaled_data_thrown_away_by_a_callee_not_resolved_is_not_known() {
+    // `_ = self.kernel.run(..., token_final_scales=topk_weights, output=output)`, the kernel an
+    // outside factory's: the weights went in, the result is thrown away, and the tensors
+    // handed beside them may hold them. Not NEVER (the callee was even listed as unresolved).
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.effect_helper_destination.UnresolvedKernelMoE"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("UNKNOWN".into(), 1, "always".into())]);
 }
