@@ -361,9 +361,10 @@ pub struct Interp<'r, 'a> {
     /// Functions that run an object they look up by key, themselves or through plain helpers
     /// (`custom_ops.rs`).
     pub lookup_runners: FxHashMap<FuncId, bool>,
-    /// The function a call of a function's body resolves to, when only one (`stmts.rs`,
-    /// `static_callee`: resolution is a function of the index, asked at every assignment).
-    pub static_callees: FxHashMap<(FuncId, u32), Option<FuncId>>,
+    /// The function a callee expression in a function's body resolves to, when only one
+    /// (`stmts.rs`, `static_callee`: resolution is a function of the index, asked at every
+    /// assignment), by the expression's range.
+    pub static_callees: FxHashMap<(FuncId, u32, u32), Option<FuncId>>,
     /// Functions every `return` of which is a fresh allocation (`stmts.rs`, `allocates_buffer`).
     pub buffer_makers: FxHashMap<FuncId, bool>,
     /// Objects that called an operator of the tree, with the call depth of the operator's body.

@@ -892,11 +892,7 @@ impl Interp<'_, '_> {
     fn launch_stores<'c>(&mut self, frame: &Frame, call: &'c ast::ExprCall) -> Vec<&'c Expr> {
         let Expr::Subscript(launch) = call.func.as_ref() else { return Vec::new() };
         let Some(context) = frame.func else { return Vec::new() };
-        let found = self.resolver.resolve(&crate::resolve::Ctx::function(context), &launch.value);
-        let kernel = match found.as_slice() {
-            [crate::resolve::Found { def: crate::resolve::Def::Function(kernel), .. }] => *kernel,
-            _ => return Vec::new(),
-        };
+        let Some(kernel) = self.static_callee(context, &launch.value) else { return Vec::new() };
         let facts = self.index.function(kernel);
         if !super::calls::is_device_kernel(facts) {
             return Vec::new();
@@ -932,13 +928,16 @@ impl Interp<'_, '_> {
         out
     }
 
-    /// The one function of the tree `call`, made in `context`, calls as resolved statically.
-    fn static_callee(&mut self, context: crate::index::FuncId, call: &ast::ExprCall) -> Option<crate::index::FuncId> {
-        let key = (context, ruff_text_size::Ranged::range(call).start().to_u32());
+    /// The one function of the tree `callee` (what a call made in `context` calls, or a
+    /// launched kernel) names, as resolved statically.
+    fn static_callee(&mut self, context: crate::index::FuncId, callee: &Expr) -> Option<crate::index::FuncId> {
+        // (By range: `kernel[grid]` and `kernel` start at the same offset.)
+        let range = ruff_text_size::Ranged::range(callee);
+        let key = (context, range.start().to_u32(), range.end().to_u32());
         if let Some(&known) = self.static_callees.get(&key) {
             return known;
         }
-        let found = self.resolver.resolve(&crate::resolve::Ctx::function(context), &call.func);
+        let found = self.resolver.resolve(&crate::resolve::Ctx::function(context), callee);
         let callee = match found.as_slice() {
             [
                 crate::resolve::Found {
@@ -1010,7 +1009,7 @@ impl Interp<'_, '_> {
     /// which gives nothing (or declared `-> None`).
     fn calls_function_returning_nothing(&mut self, frame: &Frame, call: &ast::ExprCall) -> bool {
         let Some(context) = frame.func else { return false };
-        let Some(callee) = self.static_callee(context, call) else { return false };
+        let Some(callee) = self.static_callee(context, &call.func) else { return false };
         if matches!(self.index.function(callee).returns.as_deref(), Some(Expr::NoneLiteral(_))) {
             return true;
         }
@@ -1111,7 +1110,7 @@ impl Interp<'_, '_> {
         if depth >= MAX_DEPTH {
             return false;
         }
-        let callee = self.static_callee(context, call);
+        let callee = self.static_callee(context, &call.func);
         let Some(callee) = callee else { return false };
         if let Some(&known) = self.buffer_makers.get(&callee) {
             return known;
