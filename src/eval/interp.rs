@@ -1268,7 +1268,8 @@ impl<'r, 'a> Interp<'r, 'a> {
                             // less than its binding when alternatives were cut. Not in a device
                             // kernel: its conditions are per program, see `device.rs`.)
                             let unbound = match frame.kernel {
-                                None => frame.bound.get(name).map(|b| pc.and(&b.not())),
+                                // Not where the function raised already: it stopped there.
+                                None => frame.bound.get(name).map(|b| pc.and(&b.not()).and(&frame.raised.not())),
                                 Some(_) => None,
                             };
                             if let Some(unbound) = unbound.filter(|u| self.conds.feasible(u)) {

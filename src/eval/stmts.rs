@@ -22,6 +22,12 @@ impl Interp<'_, '_> {
             if !self.conds.feasible(&live) {
                 return;
             }
+            // A raise does not narrow what follows (see `Stmt::Raise`), but where every
+            // configuration left has raised, nothing after it runs: read there, a local bound
+            // only on the paths that did not raise would be an unknown.
+            if !frame.raised.is_false() && !self.conds.feasible(&live.and(&frame.raised.not())) {
+                return;
+            }
             self.exec(frame, stmt, &live);
         }
     }

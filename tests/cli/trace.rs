@@ -4647,3 +4647,31 @@ fn scaled_data_thrown_away_by_a_callee_not_resolved_is_not_known() {
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     assert_eq!(rows(&out), [("UNKNOWN".into(), 1, "always".into())]);
 }
+
+/// The lines of the raises an answer lists, in order.
+fn raise_lines(out: &crate::Run) -> Vec<(i64, String)> {
+    out.json()["raises"]
+        .as_array()
+        .map(|raises| {
+            raises
+                .iter()
+                .map(|r| (r["location"]["line"].as_i64().unwrap(), r["source"].as_str().unwrap().to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn code_reached_only_where_the_function_raised_does_not_run() {
+    // The first `if` chain returns or raises on every path; the code after it runs nowhere.
+    // It ran in the configurations of the first `raise`, listed its own `raise` (line 41) and
+    // read a `scores` never bound there.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.after_raise.FallThroughMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let unsupported = r#"raise ValueError(f"Unsupported scoring function: {scoring_func}")"#;
+    assert_eq!(raise_lines(&out), [(35, unsupported.to_string())]);
+    // `else: raise` after arms binding `scores`: reading it afterwards raises nothing more.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.after_raise.RaisingChainMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(raise_lines(&out), [(55, unsupported.to_string())]);
+}
