@@ -195,6 +195,11 @@ pub struct Frame {
     /// body ends, so that a function does not fall off its end, returning `None`, where it
     /// raised instead.
     pub raised: Cond,
+    /// The part of `raised` the rows drop (see `Interp::raise_under`): where every configuration
+    /// left has stopped so, the statements after do not run. (Not where a raise was not
+    /// recorded: the configurations stay in the rows, and what those statements do with them
+    /// must stay too.)
+    pub stopped: Cond,
     /// The condition under which the current loop iteration has not broken or continued.
     pub loop_alive: Cond,
     /// The condition under which the current loop iteration hit `break` (an unrolled loop
@@ -1086,10 +1091,11 @@ impl<'r, 'a> Interp<'r, 'a> {
         }
     }
 
-    /// Records that the code raises exception `kind` (`None`: not known) where `pc` holds.
-    pub fn raise_of(&mut self, kind: Option<&str>, pc: &Cond, loc: Loc) {
+    /// Records that the code raises exception `kind` (`None`: not known) where `pc` holds;
+    /// whether the configurations there are taken out of the rows (see `raise_under`).
+    pub fn raise_of(&mut self, kind: Option<&str>, pc: &Cond, loc: Loc) -> bool {
         self.raise_kinds.entry(loc).or_insert_with(|| kind.map(Rc::from));
-        self.raise_under(pc, loc);
+        self.raise_under(pc, loc)
     }
 
     /// Where a raise met so far was caught by a `try` being evaluated. Exact where the current
@@ -1119,16 +1125,19 @@ impl<'r, 'a> Interp<'r, 'a> {
             })
     }
 
-    /// Records that the code raises where `pc` holds (in the current call).
-    pub fn raise_under(&mut self, pc: &Cond, loc: Loc) {
+    /// Records that the code raises where `pc` holds (in the current call). True where the
+    /// raise was recorded, so that the rows drop those configurations: the code after it may
+    /// then be skipped there (`Frame::stopped`). Not where it was caught (the handler runs),
+    /// muted, left out, or its condition could not be computed exactly.
+    pub fn raise_under(&mut self, pc: &Cond, loc: Loc) -> bool {
         // Raising removes configurations from every row: an over-approximated condition would
         // remove too many, so one that could not be computed exactly is not recorded (the
         // configurations it covers stay, which is safe).
         if self.raises_muted > 0 {
-            return;
+            return false;
         }
         if self.alone.is_some_and(|a| a.building == 0 && !a.entry_built) && !self.in_entry_constructor() {
-            return;
+            return false;
         }
         // Caught by a `try` being evaluated: its handler runs there instead (see `stmts.rs`).
         // What the calls in between did is not a summary to replay.
@@ -1140,18 +1149,20 @@ impl<'r, 'a> Interp<'r, 'a> {
                 catch.caught[handler] = catch.caught[handler].or(&relative);
                 catch.origins[handler].push((absolute, loc));
                 self.not_replayable();
-                return;
+                return false;
             }
         }
         self.note_raise(*pc, loc);
         if self.apart > 0 {
-            return;
+            return false;
         }
         let before = super::cond::approximated();
         let absolute = pc.and(&self.base);
-        if super::cond::approximated() == before {
+        let exact = super::cond::approximated() == before;
+        if exact {
             self.conds.raises(&absolute, loc);
         }
+        exact
     }
 
     /// `Class.name = value` (or `cls.name = value`) under `pc`, run by the code evaluated:
@@ -1206,6 +1217,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             returns: G::empty(),
             alive: self.conds.truth(),
             raised: self.conds.falsity(),
+            stopped: self.conds.falsity(),
             loop_alive: self.conds.truth(),
             loop_broken: self.conds.falsity(),
             buffers: Default::default(),
@@ -1268,8 +1280,8 @@ impl<'r, 'a> Interp<'r, 'a> {
                             // less than its binding when alternatives were cut. Not in a device
                             // kernel: its conditions are per program, see `device.rs`.)
                             let unbound = match frame.kernel {
-                                // Not where the function raised already: it stopped there.
-                                None => frame.bound.get(name).map(|b| pc.and(&b.not()).and(&frame.raised.not())),
+                                // Not where the function stopped already at a raise.
+                                None => frame.bound.get(name).map(|b| pc.and(&b.not()).and(&frame.stopped.not())),
                                 Some(_) => None,
                             };
                             if let Some(unbound) = unbound.filter(|u| self.conds.feasible(u)) {

@@ -856,7 +856,9 @@ impl Interp<'_, '_> {
                     for (mc, _) in missing {
                         match args.positional.get(1) {
                             Some(default) => found.extend(&self.conds, default.value.restrict(&self.conds, &mc)),
-                            None if is_state && written && name != "get" => self.raise_of(Some("KeyError"), &mc, loc),
+                            None if is_state && written && name != "get" => {
+                                self.raise_of(Some("KeyError"), &mc, loc);
+                            }
                             // The pipeline's state holds data from stages not evaluated.
                             None if is_state => found.push(&self.conds, mc, Value::Num(Rc::new(Num::plain_tensor()))),
                             None if name == "get" => found.push(&self.conds, mc, Value::none()),

@@ -23,9 +23,9 @@ impl Interp<'_, '_> {
                 return;
             }
             // A raise does not narrow what follows (see `Stmt::Raise`), but where every
-            // configuration left has raised, nothing after it runs: read there, a local bound
-            // only on the paths that did not raise would be an unknown.
-            if !frame.raised.is_false() && !self.conds.feasible(&live.and(&frame.raised.not())) {
+            // configuration left has stopped at one, nothing after it runs: read there, a local
+            // bound only on the paths that did not raise would be an unknown.
+            if !frame.stopped.is_false() && !self.conds.feasible(&live.and(&frame.stopped.not())) {
                 return;
             }
             self.exec(frame, stmt, &live);
@@ -117,22 +117,26 @@ impl Interp<'_, '_> {
                         for (at, origin) in origins {
                             let here = pc.and(&at);
                             if self.conds.feasible(&here) {
-                                self.raise_under(&here, origin);
+                                if self.raise_under(&here, origin) {
+                                    frame.stopped = frame.stopped.or(&here);
+                                }
                                 reraised = reraised.or(&here);
                             }
                         }
                         // What the handler was entered for beyond those (none, as evaluated)
                         // raises here.
                         let rest = pc.and(&reraised.not());
-                        if self.conds.feasible(&rest) {
-                            self.raise_of(None, &rest, loc);
+                        if self.conds.feasible(&rest) && self.raise_of(None, &rest, loc) {
+                            frame.stopped = frame.stopped.or(&rest);
                         }
                         // The conditions are absolute: not a summary to replay elsewhere.
                         self.not_replayable();
                     }
                     _ => {
                         let kind = raise.exc.as_deref().and_then(exception_name);
-                        self.raise_of(kind, pc, loc);
+                        if self.raise_of(kind, pc, loc) {
+                            frame.stopped = frame.stopped.or(pc);
+                        }
                     }
                 }
                 frame.raised = frame.raised.or(pc);
@@ -140,7 +144,9 @@ impl Interp<'_, '_> {
             Stmt::Assert(assert) => {
                 let holds = self.test_condition(frame, &assert.test, pc);
                 let fails = self.guarded_raise(&pc.and(&holds.not()));
-                self.raise_of(Some("AssertionError"), &fails, loc);
+                if self.raise_of(Some("AssertionError"), &fails, loc) {
+                    frame.stopped = frame.stopped.or(&fails);
+                }
                 frame.raised = frame.raised.or(&fails);
                 self.narrow_asserted_locals(frame, &assert.test, &holds, pc);
             }
@@ -556,6 +562,7 @@ impl Interp<'_, '_> {
             frame.returns = frame.returns.restrict(&self.conds, &any.not());
             frame.alive = frame.alive.or(&before.0.and(&any));
             frame.raised = frame.raised.and(&any.not());
+            frame.stopped = frame.stopped.and(&any.not());
             frame.loop_alive = frame.loop_alive.or(&before.1.and(&any));
             frame.loop_broken = frame.loop_broken.and(&any.not()).or(&before.2.and(&any));
             for (i, (handler, c)) in handlers.iter().zip(&caught).enumerate() {
