@@ -10,7 +10,7 @@
 use ruff_python_ast::name::Name;
 use rustc_hash::FxHashMap;
 
-use super::cond::Cond;
+use super::cond::{AtomKey, Cond};
 use super::interp::{Interp, ObjKind};
 use super::value::{G, HeapId, Loc, SymKey, Value};
 use crate::index::{FileId, FuncId};
@@ -140,5 +140,101 @@ impl Interp<'_, '_> {
                         .iter()
                         .any(|found| found.hops.iter().any(|hop| hop.file == file)))
         })
+    }
+}
+
+impl Interp<'_, '_> {
+    /// A module global that starts as `None` and that functions of its module set, through
+    /// `global NAME`, to a function or class (a kernel imported lazily by a set-up function:
+    /// SGLang's `_hopper_bf16_gemv = hopper_bf16_gemv` when the GEMM backend is chosen). Its
+    /// value is `None`, or one of those, each where the block that sets it ran: one atom per
+    /// block, so globals set together (`_hopper_bf16_gemv` and `_use_hopper_bf16_gemv`) are
+    /// set together here too. `None` when some setting is not such a value (a flag set to
+    /// `True`): the caller keeps its one symbol for the global then.
+    pub fn lazily_set_global(&mut self, file: FileId, name: &str) -> Option<G> {
+        let settings = self.late_settings(file, name)?;
+        let mut out = G::empty();
+        let mut rest = self.conds.truth();
+        for (func, block, value) in settings {
+            let setter = self.index.function(func).qualname.clone();
+            let line = self.index.file(file).position(ruff_text_size::TextSize::new(block)).line;
+            let path = self.index.file(file).path.display().to_string();
+            let ran = self.atom(AtomKey::Test(format!("set by {setter} @{}:{block}", file.as_u32())), || {
+                format!("`{setter}` ran to {path}:{line}")
+            });
+            out.push(&self.conds, rest.and(&ran), value);
+            rest = rest.and(&ran.not());
+        }
+        out.push(&self.conds, rest, Value::none());
+        Some(out)
+    }
+
+    /// Every `NAME = value` of a function of `file` that declares `NAME` global, with the
+    /// start of the block it is in, each value resolved statically to one function or class.
+    /// `None` when there is none, or when one is something else.
+    fn late_settings(&mut self, file: FileId, name: &str) -> Option<Vec<(FuncId, u32, Value)>> {
+        use ruff_python_ast::{Expr, Stmt};
+        fn walk<'a>(body: &'a [Stmt], name: &str, out: &mut Vec<(u32, &'a Expr)>) {
+            let block = body.first().map_or(0, |s| ruff_text_size::Ranged::range(s).start().to_u32());
+            for stmt in body {
+                match stmt {
+                    Stmt::Assign(assign) => {
+                        if let [Expr::Name(target)] = assign.targets.as_slice() {
+                            if target.id.as_str() == name {
+                                out.push((block, &assign.value));
+                            }
+                        }
+                    }
+                    Stmt::If(node) => {
+                        walk(&node.body, name, out);
+                        for clause in &node.elif_else_clauses {
+                            walk(&clause.body, name, out);
+                        }
+                    }
+                    Stmt::With(node) => walk(&node.body, name, out),
+                    Stmt::Try(node) => {
+                        walk(&node.body, name, out);
+                        walk(&node.orelse, name, out);
+                        walk(&node.finalbody, name, out);
+                        for handler in &node.handlers {
+                            let ruff_python_ast::ExceptHandler::ExceptHandler(h) = handler;
+                            walk(&h.body, name, out);
+                        }
+                    }
+                    Stmt::For(node) => walk(&node.body, name, out),
+                    Stmt::While(node) => walk(&node.body, name, out),
+                    _ => {}
+                }
+            }
+        }
+        let index = self.index;
+        let module = index.file(file).ast();
+        let mut settings = Vec::new();
+        for local in 0..index.file(file).facts.functions.len() {
+            let func = FuncId { file, local: local as u32 };
+            if !self.declares_global(func, name) {
+                continue;
+            }
+            let facts = index.function(func);
+            let Some(Stmt::FunctionDef(def)) = crate::syntax::stmt_with_range(&module.body, facts.range) else {
+                return None;
+            };
+            let mut assignments = Vec::new();
+            walk(&def.body, name, &mut assignments);
+            let ctx = crate::resolve::Ctx::function(func);
+            for (block, value) in assignments {
+                let value = match self.resolver.resolve(&ctx, value).as_slice() {
+                    [found] => match &found.def {
+                        crate::resolve::Def::Function(f) => Value::Func(*f),
+                        crate::resolve::Def::Class(c) => Value::Class(*c),
+                        crate::resolve::Def::External(path) => Value::External(std::rc::Rc::from(path.as_str())),
+                        _ => return None,
+                    },
+                    _ => return None,
+                };
+                settings.push((func, block, value));
+            }
+        }
+        (!settings.is_empty()).then_some(settings)
     }
 }

@@ -1463,6 +1463,11 @@ impl<'r, 'a> Interp<'r, 'a> {
         let informative = out.iter().all(|(_, v)| !matches!(v, Value::Unknown(_) | Value::Num(_)));
         let set_later = matches!(out.single(), Some(Value::Const(_)))
             && self.index.file(file).facts.rebound_globals.iter().any(|n| n.as_str() == name);
+        if set_later && matches!(out.single(), Some(Value::Const(Constant::None))) {
+            if let Some(set) = self.lazily_set_global(file, name) {
+                return set;
+            }
+        }
         if !informative || out.is_empty() || set_later {
             let display = name.to_string();
             let value = self.sym(SymKey::Global(file, Name::new(name)), display, None);

@@ -4675,3 +4675,14 @@ fn code_reached_only_where_the_function_raised_does_not_run() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(raise_lines(&out), [(55, unsupported.to_string())]);
 }
+
+#[test]
+fn a_kernel_a_set_up_function_binds_to_a_module_global_is_that_function_or_none() {
+    // `_gemv = None` at module level, `global _gemv; _gemv = gemv` (imported in the set-up
+    // function) where the GEMM backend is chosen. One symbol before: the call through it was
+    // a callee not resolved, and the row UNKNOWN.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_gemm.LazyGemmMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    assert!(out.json()["unresolved"].as_array().is_none_or(Vec::is_empty), "{}", out.stdout);
+}
