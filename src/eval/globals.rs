@@ -158,7 +158,7 @@ impl Interp<'_, '_> {
         for (func, block, value) in settings {
             let setter = self.index.function(func).qualname.clone();
             let line = self.index.file(file).position(ruff_text_size::TextSize::new(block)).line;
-            let path = self.index.file(file).path.display().to_string();
+            let path = self.index.file(file).display.clone();
             let ran = self.atom(AtomKey::Test(format!("set by {setter} @{}:{block}", file.as_u32())), || {
                 format!("`{setter}` ran to {path}:{line}")
             });

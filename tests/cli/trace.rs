@@ -4685,4 +4685,10 @@ fn a_kernel_a_set_up_function_binds_to_a_module_global_is_that_function_or_none(
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
     assert!(out.json()["unresolved"].as_array().is_none_or(Vec::is_empty), "{}", out.stdout);
+    // A kernel so bound that scales again: TWICE exactly where the set-up reached the block
+    // binding it (UNKNOWN before, the kernel not resolved).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_gemm.ScaledLazyKernelMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    let ran = "`choose_scaled_backend` ran to gate/lazy_gemm.py:36";
+    assert_eq!(rows(&out), [("ONCE".into(), 1, format!("not ({ran})")), ("TWICE".into(), 2, ran.into())]);
 }
