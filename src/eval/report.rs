@@ -1245,17 +1245,22 @@ fn answer(
         let covered = groups.iter().fold(conds.falsity(), |acc, g| acc.or(&g.cond));
         // (`runs` may stop at its node budget and keep configurations that raise: those are
         // taken out exactly here.)
-        let lost = without_raising(conds, &care.and(&covered.not()), runs_exact.then_some(&runs), &mut raise_budget);
+        let (lost, raises_out) =
+            without_raising_exactly(conds, &care.and(&covered.not()), runs_exact.then_some(&runs), &mut raise_budget);
+        // Past the budget of a stopped evaluation, the raises stay in: those configurations may
+        // be ones that raise, and the row says so rather than that they were lost.
+        let reason = if raises_out {
+            "no output reached the end of the method here, and no raise the evaluation saw explains it: the evaluation lost these configurations"
+        } else {
+            "no output reached the end of the method here: a bound stopped the evaluation, and the raises it saw were not taken out of these configurations (see the bounds hit)"
+        };
         if super::cond::approximated() == before && conds.feasible(&lost) {
             groups.push(Group {
                 verdict: Verdict::Unknown,
                 exponents: BTreeSet::new(),
                 parts: BTreeSet::new(),
                 cond: lost,
-                reason: Some(
-                    "no output reached the end of the method here, and no raise the evaluation saw explains it: the evaluation lost these configurations"
-                        .to_string(),
-                ),
+                reason: Some(reason.to_string()),
                 blocked_by: BTreeSet::new(),
                 unscaled_rest: false,
             });
@@ -1539,22 +1544,32 @@ fn answer(
 /// `budget`: the new nodes raise-by-raise removal may still make, when it is bounded (after a
 /// bound stopped the evaluation, see `answer`); past it, `cond` as it is (wider).
 fn without_raising(conds: &super::cond::Conds, cond: &Cond, runs: Option<&Cond>, budget: &mut Option<usize>) -> Cond {
+    without_raising_exactly(conds, cond, runs, budget).0
+}
+
+/// `without_raising`, and whether every raise was taken out (past the budget none is).
+fn without_raising_exactly(
+    conds: &super::cond::Conds,
+    cond: &Cond,
+    runs: Option<&Cond>,
+    budget: &mut Option<usize>,
+) -> (Cond, bool) {
     if let Some(runs) = runs {
         let before = super::cond::approximated();
         let out = cond.and(runs);
         if super::cond::approximated() == before {
-            return out;
+            return (out, true);
         }
         super::cond::forget_approximations(before);
     }
-    let Some(left) = budget else { return conds.without_raising(cond) };
+    let Some(left) = budget else { return (conds.without_raising(cond), true) };
     let start = super::cond::node_count();
     let out = conds.without_raising_within(cond, *left);
     *left = left.saturating_sub(super::cond::node_count() - start);
     if out.is_none() {
         *left = 0;
     }
-    out.unwrap_or(*cond)
+    (out.unwrap_or(*cond), out.is_some())
 }
 
 fn blocker_note(interp: &Interp, id: u32) -> Note {
@@ -1814,5 +1829,35 @@ fn shell_word(text: &str) -> String {
         text.to_string()
     } else {
         format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::cond::{AtomKey, Conds};
+
+    /// Taking raises out of a stopped evaluation's rows has a budget: past it, the raises stay
+    /// in and the caller is told so (a row of such configurations may be ones that raise, not
+    /// configurations the evaluation lost).
+    #[test]
+    fn raises_left_in_past_the_budget_are_said_to_be() {
+        let mut conds = Conds::default();
+        let a = conds.atom(AtomKey::Test("a".into()), || "a".into());
+        let b = conds.atom(AtomKey::Test("b".into()), || "b".into());
+        let c = conds.atom(AtomKey::Test("c".into()), || "c".into());
+        let loc = Loc { file: crate::index::FileId::from_u32(0), span: Default::default() };
+        let d = conds.atom(AtomKey::Test("d".into()), || "d".into());
+        // Three raises: taking them out makes nodes (their union, then the row without it).
+        conds.raises(&a.and(&b), loc);
+        conds.raises(&a.and(&c), loc);
+        conds.raises(&a.and(&d), loc);
+        let row = a;
+        let (out, exact) = without_raising_exactly(&conds, &row, None, &mut Some(0));
+        assert!(!exact);
+        assert!(conds.feasible(&out.and(&b)), "past the budget the raises stay in");
+        let (out, exact) = without_raising_exactly(&conds, &row, None, &mut None);
+        assert!(exact);
+        assert!(!conds.feasible(&out.and(&b)), "the raises are taken out");
     }
 }
