@@ -147,7 +147,7 @@ impl Interp<'_, '_> {
     /// A module global that starts as `None` and that functions of its module set, through
     /// `global NAME`, to a function or class (a kernel imported lazily by a set-up function:
     /// SGLang's `_hopper_bf16_gemv = hopper_bf16_gemv` when the GEMM backend is chosen). Its
-    /// value is `None`, or one of those, each where the block that sets it ran: one atom per
+    /// value is `None`, or one of those, each where the set-up reached the block that sets it: one atom per
     /// block, so globals set together (`_hopper_bf16_gemv` and `_use_hopper_bf16_gemv`) are
     /// set together here too. `None` when some setting is not such a value (a flag set to
     /// `True`): the caller keeps its one symbol for the global then.
@@ -160,7 +160,7 @@ impl Interp<'_, '_> {
             let line = self.index.file(file).position(ruff_text_size::TextSize::new(block)).line;
             let path = self.index.file(file).display.clone();
             let ran = self.atom(AtomKey::Test(format!("set by {setter} @{}:{block}", file.as_u32())), || {
-                format!("`{setter}` ran to {path}:{line}")
+                format!("`{setter}` reached {path}:{line}")
             });
             out.push(&self.conds, rest.and(&ran), value);
             rest = rest.and(&ran.not());
@@ -174,36 +174,18 @@ impl Interp<'_, '_> {
     /// `None` when there is none, or when one is something else.
     fn late_settings(&mut self, file: FileId, name: &str) -> Option<Vec<(FuncId, u32, Value)>> {
         use ruff_python_ast::{Expr, Stmt};
+        // Each assignment with the start of the statement list it is in (nested lists through
+        // `crate::syntax::child_suites`: `if`, `with`, `try`, loops, `match`).
         fn walk<'a>(body: &'a [Stmt], name: &str, out: &mut Vec<(u32, &'a Expr)>) {
             let block = body.first().map_or(0, |s| ruff_text_size::Ranged::range(s).start().to_u32());
             for stmt in body {
-                match stmt {
-                    Stmt::Assign(assign) => {
-                        if let [Expr::Name(target)] = assign.targets.as_slice() {
-                            if target.id.as_str() == name {
-                                out.push((block, &assign.value));
-                            }
-                        }
+                if let Stmt::Assign(assign) = stmt {
+                    if matches!(assign.targets.as_slice(), [Expr::Name(target)] if target.id.as_str() == name) {
+                        out.push((block, &assign.value));
                     }
-                    Stmt::If(node) => {
-                        walk(&node.body, name, out);
-                        for clause in &node.elif_else_clauses {
-                            walk(&clause.body, name, out);
-                        }
-                    }
-                    Stmt::With(node) => walk(&node.body, name, out),
-                    Stmt::Try(node) => {
-                        walk(&node.body, name, out);
-                        walk(&node.orelse, name, out);
-                        walk(&node.finalbody, name, out);
-                        for handler in &node.handlers {
-                            let ruff_python_ast::ExceptHandler::ExceptHandler(h) = handler;
-                            walk(&h.body, name, out);
-                        }
-                    }
-                    Stmt::For(node) => walk(&node.body, name, out),
-                    Stmt::While(node) => walk(&node.body, name, out),
-                    _ => {}
+                }
+                for suite in crate::syntax::child_suites(stmt) {
+                    walk(suite.body, name, out);
                 }
             }
         }

@@ -1846,8 +1846,8 @@ mod tests {
         let a = conds.atom(AtomKey::Test("a".into()), || "a".into());
         let b = conds.atom(AtomKey::Test("b".into()), || "b".into());
         let c = conds.atom(AtomKey::Test("c".into()), || "c".into());
-        let loc = Loc { file: crate::index::FileId::from_u32(0), span: Default::default() };
         let d = conds.atom(AtomKey::Test("d".into()), || "d".into());
+        let loc = Loc { file: crate::index::FileId::from_u32(0), span: Default::default() };
         // Three raises: taking them out makes nodes (their union, then the row without it).
         conds.raises(&a.and(&b), loc);
         conds.raises(&a.and(&c), loc);

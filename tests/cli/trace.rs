@@ -4689,6 +4689,6 @@ fn a_kernel_a_set_up_function_binds_to_a_module_global_is_that_function_or_none(
     // binding it (UNKNOWN before, the kernel not resolved).
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_gemm.ScaledLazyKernelMoE"]);
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
-    let ran = "`choose_scaled_backend` ran to gate/lazy_gemm.py:36";
+    let ran = "`choose_scaled_backend` reached gate/lazy_gemm.py:36";
     assert_eq!(rows(&out), [("ONCE".into(), 1, format!("not ({ran})")), ("TWICE".into(), 2, ran.into())]);
 }
