@@ -2062,7 +2062,7 @@ impl Interp<'_, '_> {
         let hop = self.hop(loc, HopKind::Origin, text);
         Value::Num(Rc::new(Num {
             tensor: false,
-            parts: vec![Part { exp: 1, sites: Rc::from([]), chain: Rc::from([hop]), unknown: None }],
+            parts: vec![Part { exp: 1, sites: Rc::from([]), chain: Rc::from([hop]), unknown: None, zero: false }],
             shape: None,
         }))
     }
@@ -2577,7 +2577,7 @@ pub fn extend_chain(n: &Num, hop: HopId) -> Num {
             } else {
                 let mut chain = p.chain.to_vec();
                 chain.push(hop);
-                Part { exp: p.exp, sites: p.sites.clone(), chain: Rc::from(chain), unknown: p.unknown }
+                Part { chain: Rc::from(chain), ..p.clone() }
             }
         })
         .collect();

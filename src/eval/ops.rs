@@ -421,6 +421,11 @@ impl Interp<'_, '_> {
                 site
             });
             for dp in &data.parts {
+                // Zeros scaled are zeros: no application reaches them.
+                if dp.zero {
+                    parts.push(dp.clone());
+                    continue;
+                }
                 let mut sites = dp.sites.to_vec();
                 // (A scalar's own product with an unknown number is no application here: this is.)
                 sites.extend(fp.sites.iter().copied().filter(|s| !self.sites[*s as usize].on_number));
@@ -430,6 +435,7 @@ impl Interp<'_, '_> {
                     sites: Rc::from(sites),
                     chain: dp.chain.clone(),
                     unknown: Part::first_unknown(dp.unknown, fp.unknown),
+                    zero: false,
                 });
             }
         }
@@ -698,9 +704,8 @@ impl Interp<'_, '_> {
             }
             "fill_" => self.filled(first.or_else(|| keyword(&args, "value")), pc, loc),
             "new_tensor" => self.filled(first.or_else(|| keyword(&args, "data")), pc, loc),
-            "zero_" | "new_empty" | "new_zeros" | "new_ones" | "zeros_like" => {
-                G::under(pc.clone(), Value::Num(Rc::new(Num::plain_tensor())))
-            }
+            "new_zeros" | "zeros_like" => G::under(pc.clone(), Value::Num(Rc::new(Num::zero_tensor()))),
+            "zero_" | "new_empty" | "new_ones" => G::under(pc.clone(), Value::Num(Rc::new(Num::plain_tensor()))),
             // Integer or boolean data (expert ids, masks, positions) carries no scale: a routing
             // kernel returning weights and ids gives both the scale of what it was handed, and
             // the ids lose it where the code makes them integers (`topk_ids.to(torch.int32)`).
@@ -722,10 +727,24 @@ impl Interp<'_, '_> {
             }
             "index_add_" | "index_add" | "scatter_add_" | "scatter_add" | "masked_scatter_" | "index_copy_"
             | "scatter_" | "masked_fill" | "masked_fill_" | "index_put_" | "where" => {
+                // What is written in comes from the source argument only: the dimension, the
+                // index and the mask say where (`out.index_add_(0, token_idx, y)` holds `y`,
+                // not the positions `token_idx` of the tokens).
+                let (position, keywords): (usize, &[&str]) = match name {
+                    "index_add_" | "index_add" | "index_copy_" => (2, &["source"]),
+                    "scatter_add_" | "scatter_add" | "scatter_" => (2, &["src", "value"]),
+                    "masked_scatter_" => (1, &["source"]),
+                    "masked_fill" | "masked_fill_" => (1, &["value"]),
+                    "index_put_" => (1, &["values"]),
+                    _ => (1, &["other"]),
+                };
+                let source = args.positional.get(position).map(|a| a.value.clone()).or_else(|| {
+                    args.keywords.iter().find(|(k, _)| keywords.contains(&k.as_str())).map(|(_, a)| a.value.clone())
+                });
                 let mut out = receiver;
-                for arg in &args.positional {
-                    if arg.value.iter().any(|(_, v)| matches!(v, Value::Num(x) if x.tensor)) {
-                        out = self.union_nums(&out, &arg.value, pc);
+                if let Some(source) = source {
+                    if source.iter().any(|(_, v)| matches!(v, Value::Num(x) if x.tensor)) {
+                        out = self.union_nums(&out, &source, pc);
                     }
                 }
                 out
@@ -1113,7 +1132,8 @@ impl Interp<'_, '_> {
             }
             "empty" | "zeros" | "ones" | "randn" | "rand" if receiver.is_none() && path.starts_with("torch.") => {
                 let shape = self.shape_given(&args);
-                return G::under(*pc, Value::Num(Rc::new(Num { shape, ..Num::plain_tensor() })));
+                let made = if last == "zeros" { Num::zero_tensor() } else { Num::plain_tensor() };
+                return G::under(*pc, Value::Num(Rc::new(Num { shape, ..made })));
             }
             "Parameter" | "empty_like" | "zeros_like" | "ones_like" | "rand_like" | "randn_like" => {
                 // The same shape as the tensor it is made from.
@@ -1121,7 +1141,8 @@ impl Interp<'_, '_> {
                     Some(Value::Num(n)) => n.shape,
                     _ => None,
                 });
-                return G::under(*pc, Value::Num(Rc::new(Num { shape, ..Num::plain_tensor() })));
+                let made = if last == "zeros_like" { Num::zero_tensor() } else { Num::plain_tensor() };
+                return G::under(*pc, Value::Num(Rc::new(Num { shape, ..made })));
             }
             "empty" | "zeros" | "ones" | "full" | "randn" | "rand" | "randint" | "arange" | "full_like" | "tensor"
             | "as_tensor" | "from_numpy" | "eye" | "linspace" | "empty_strided" => {
@@ -1453,6 +1474,10 @@ impl Interp<'_, '_> {
                 self.record_site(loc, SiteKind::Delegated, exp, cond, &fp.chain, Some(path.to_string()), note.clone())
             });
             for dp in &data.parts {
+                if dp.zero {
+                    parts.push(dp.clone());
+                    continue;
+                }
                 let mut sites = dp.sites.to_vec();
                 sites.extend(site);
                 parts.push(Part {
@@ -1460,6 +1485,7 @@ impl Interp<'_, '_> {
                     sites: Rc::from(sites),
                     chain: dp.chain.clone(),
                     unknown: Part::first_unknown(dp.unknown, fp.unknown),
+                    zero: false,
                 });
             }
         }
@@ -1632,7 +1658,7 @@ fn last_two(path: &str) -> &str {
 }
 
 fn plain_part() -> Part {
-    Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None }
+    Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None, zero: false }
 }
 
 impl Interp<'_, '_> {
@@ -1664,6 +1690,9 @@ impl Interp<'_, '_> {
                     sites: Rc::from(sites),
                     chain,
                     unknown: Part::first_unknown(pa.unknown, pb.unknown),
+                    // (A product is also what an outside kernel makes of what it is handed: a
+                    // zero bias handed beside the logits does not make its weights zeros.)
+                    zero: pa.zero && pb.zero,
                 });
             }
         }

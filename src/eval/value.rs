@@ -39,6 +39,9 @@ pub struct Part {
     /// function): its exponent is what is known, not the answer. The first such callee, as an
     /// index into `Interp::blockers` (see [`Part::first_unknown`]).
     pub unknown: Option<u32>,
+    /// The part is zeros (a buffer `torch.zeros_like(x)` made, before anything was added into
+    /// it): scaling it applies nothing, and beside other parts it is none of the data.
+    pub zero: bool,
 }
 
 impl Part {
@@ -76,7 +79,17 @@ impl Num {
     pub fn plain_tensor() -> Num {
         Num {
             tensor: true,
-            parts: vec![Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None }],
+            parts: vec![Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None, zero: false }],
+            shape: None,
+        }
+    }
+
+    /// A tensor of zeros (`torch.zeros(...)`, `x.new_zeros(...)`, `x.zero_()`): data that
+    /// carries nothing until something is added into it.
+    pub fn zero_tensor() -> Num {
+        Num {
+            tensor: true,
+            parts: vec![Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None, zero: true }],
             shape: None,
         }
     }
@@ -94,6 +107,11 @@ impl Num {
     pub fn normalize(mut self) -> Num {
         self.parts.sort();
         self.parts.dedup();
+        // Zeros beside other data are none of it (`out = zeros_like(x)`, then
+        // `out.index_add_(0, idx, y)`: `out` is `y`'s).
+        if self.parts.iter().any(|p| !p.zero) {
+            self.parts.retain(|p| !p.zero);
+        }
         // Many parts with exponent 0 and no history say the same thing.
         self
     }
@@ -338,6 +356,7 @@ fn union_of_parts(a: &Num, b: &Num) -> Num {
             sites: union(&x.sites, &y.sites),
             chain: union(&x.chain, &y.chain),
             unknown: Part::first_unknown(x.unknown, y.unknown),
+            zero: x.zero && y.zero,
         })
         .collect();
     Num { tensor: a.tensor, parts, shape: if a.shape == b.shape { a.shape } else { None } }.normalize()
@@ -612,7 +631,13 @@ mod tests {
     fn tensor(parts: &[(i32, &[SiteId])]) -> Value {
         let parts = parts
             .iter()
-            .map(|(exp, sites)| Part { exp: *exp, sites: Rc::from(*sites), chain: Rc::from([]), unknown: None })
+            .map(|(exp, sites)| Part {
+                exp: *exp,
+                sites: Rc::from(*sites),
+                chain: Rc::from([]),
+                unknown: None,
+                zero: false,
+            })
             .collect();
         Value::Num(Rc::new(Num { tensor: true, parts, shape: None }))
     }

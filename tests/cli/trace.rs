@@ -4692,3 +4692,20 @@ fn a_kernel_a_set_up_function_binds_to_a_module_global_is_that_function_or_none(
     let ran = "`choose_scaled_backend` reached gate/lazy_gemm.py:36";
     assert_eq!(rows(&out), [("ONCE".into(), 1, format!("not ({ran})")), ("TWICE".into(), 2, ran.into())]);
 }
+
+#[test]
+fn a_buffer_of_zeros_and_the_positions_added_into_it_carry_no_part() {
+    // transformers' experts loop: `final = zeros_like(x)`, `final.index_add_(0, token_idx,
+    // weighted)`. The block multiplies again where `config.rescale_output`: TWICE there (the
+    // zeros and the index tensor were parts of their own, scaled once: MIXED).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.zeros_buffer.ZerosBufferMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not config.rescale_output".into()), ("TWICE".into(), 2, "config.rescale_output".into())]
+    );
+    // `zeros_like(x)` added as the output of CPU experts there are none of: nothing added.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.zeros_buffer.NoCpuExpertsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
+}
