@@ -84,8 +84,9 @@ impl Num {
         }
     }
 
-    /// A tensor of zeros (`torch.zeros(...)`, `x.new_zeros(...)`, `x.zero_()`): data that
-    /// carries nothing until something is added into it.
+    /// A tensor of zeros (`torch.zeros(...)`, `torch.zeros_like(x)`, `x.new_zeros(...)`): data
+    /// that carries nothing until something is added into it. (Not `x.zero_()`: a buffer
+    /// zeroed in place is often filled by a kernel the trace does not follow.)
     pub fn zero_tensor() -> Num {
         Num {
             tensor: true,
@@ -107,12 +108,12 @@ impl Num {
     pub fn normalize(mut self) -> Num {
         self.parts.sort();
         self.parts.dedup();
+        // Many parts with exponent 0 and no history say the same thing.
         // Zeros beside other data are none of it (`out = zeros_like(x)`, then
         // `out.index_add_(0, idx, y)`: `out` is `y`'s).
         if self.parts.iter().any(|p| !p.zero) {
             self.parts.retain(|p| !p.zero);
         }
-        // Many parts with exponent 0 and no history say the same thing.
         self
     }
 }
