@@ -171,20 +171,9 @@ fn row_atoms(trace: &Value) -> Vec<&str> {
         .collect()
 }
 
-/// The atoms of KTransformers' CPU experts: FusedMoE wraps its method in `KTEPWrapperMethod`
-/// exactly when `create_kt_config_from_server_args(...)` gives a config, which it does where
-/// the KT weight path is set (read from `get_exec()` in 0.5.23, from the server arguments
-/// before).
-const KT: [&str; 3] = [
-    "get_exec().moe.kt_weight_path == None",
-    "get_global_server_args().kt_weight_path == None",
-    "server_args.kt_weight_path == None",
-];
-
-/// Whether every configuration of a row has KTransformers' CPU experts on.
-fn row_has_kt(row: &Value) -> bool {
-    KT.iter().any(|atom| row_requires(row, atom, false))
-}
+/// The atom of KTransformers' CPU experts: FusedMoE wraps its method in `KTEPWrapperMethod`
+/// exactly when `create_kt_config_from_server_args(...)` gives a config.
+const KT: &str = "create_kt_config_from_server_args(server_args, layer_id) == None";
 
 /// Whether every configuration of a row has `atom` at `value` (in each of its printed
 /// products, or in its example where they are too many to print).
@@ -324,7 +313,7 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
     // rank 0, where the CPU experts' output, scaled once, is added).
     assert_eq!(v2["verdict"], "MIXED", "{:#}", v2["rows"]);
     for row in v2["rows"].as_array().unwrap().iter().filter(|r| r["verdict"] != "ONCE") {
-        assert!(row_has_kt(row), "{row:#}");
+        assert!(row_requires(row, KT, false), "{row:#}");
     }
     assert_eq!(v2["bounds"].as_array().unwrap().len(), 0, "{:#}", v2["bounds"]);
     // `--platform cuda` stands for the eight platform assumptions among them (`_use_aiter`,
@@ -398,7 +387,7 @@ fn sglang_trace_of_deepseek_v2_moe_on_cuda() {
             .any(|(path, line, _)| path == "sglang/srt/models/deepseek_v2.py" && [1239, 1422].contains(line))
     };
     for row in rows.iter().filter(|row| !merged(row) && block_multiplies(row)) {
-        assert!(row_has_kt(row), "{row:#}");
+        assert!(row_requires(row, KT, false), "{row:#}");
     }
     // The kt configurations themselves (fixed with `--assume`) show that multiply, with the GPU
     // experts' runner applying the factor as well (the Triton runner's `moe_sum_reduce`).
@@ -783,7 +772,7 @@ fn sglang_hunyuan_v3_scales_on_triton_and_deep_gemm_and_never_on_triton_kernels(
     for backend in ["triton", "deep_gemm"] {
         let traced = with_backend(backend);
         for row in traced["rows"].as_array().unwrap() {
-            if !row_has_kt(row) {
+            if !row_requires(row, KT, false) {
                 assert_eq!(row["verdict"], "ONCE", "{backend}: {row:#}");
             }
         }
@@ -841,7 +830,9 @@ fn sglang_0_5_6_never_applies_the_factor_with_the_flashinfer_cutlass_runner_in_b
     // (The other rows are UNKNOWN where the expert runners' alternatives were cut, or have
     // KTransformers' CPU experts: see the walkthrough's section 39.)
     assert!(
-        rows.iter().filter(|r| !row_has_kt(r)).all(|r| matches!(r["verdict"].as_str(), Some("ONCE" | "UNKNOWN"))),
+        rows.iter()
+            .filter(|r| !row_requires(r, KT, false))
+            .all(|r| matches!(r["verdict"].as_str(), Some("ONCE" | "UNKNOWN"))),
         "{rows:#?}"
     );
     let multiplied = |r: &&Value| {

@@ -1533,37 +1533,6 @@ impl Interp<'_, '_> {
         Some(self.deferred_result(sym, loc))
     }
 
-    /// What the skipped call standing behind `sym` returns, when that call decides itself
-    /// whether it gives `None` (a `return None` beside a `return` of something else: a cached
-    /// `_get_impl()` that is `None` where a library is missing) and no assumption names it.
-    /// Tested for `None` or for truth as one symbol, its atom would be unrelated to the facts
-    /// the body tests, which a call through the symbol (evaluated then) does follow: the
-    /// configurations where the test passes and the call gives `None` would both be kept.
-    /// `sym` is marked as being called through (the caller unmarks it).
-    /// (A method's call, `envs.FLAG.get()`, stays the symbol: a reader of a setting by its
-    /// name, which the output and `--assume` name better than the reads inside it.)
-    pub(super) fn optional_skipped_result(&mut self, sym: SymId, loc: Loc) -> Option<G> {
-        let (func, receiver, ..) = &**self.deferred.get(&sym)?;
-        if receiver.is_some() {
-            return None;
-        }
-        let func = *func;
-        let sym_info = &self.syms[sym as usize];
-        let names: Vec<String> =
-            std::iter::once(sym_info.display.clone()).chain(sym_info.aliases.iter().cloned()).collect();
-        let assumed = self
-            .assumes
-            .iter()
-            .any(|a| names.iter().any(|n| super::interp::names_match(&a.name, n) || names_a_test_of(&a.name, n)));
-        if assumed || !self.returns_none_or_value(func) {
-            return None;
-        }
-        if !self.calling_deferred.insert(sym) {
-            return None;
-        }
-        Some(self.deferred_result(sym, loc))
-    }
-
     /// What the skipped call standing behind `sym` returns, evaluated once.
     fn deferred_result(&mut self, sym: SymId, loc: Loc) -> G {
         if let Some(g) = self.deferred_results.get(&sym) {
@@ -2872,15 +2841,6 @@ fn keeps_signature(decorator: &Expr) -> bool {
             | "ignore"
             | "unused"
     )
-}
-
-/// Whether an `--assume` name is a test of the value displayed `display` (`f(a) == None`,
-/// `f(a)!=None`): the atom it fixes is made only if the value stays a symbol.
-fn names_a_test_of(name: &str, display: &str) -> bool {
-    let squeeze = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-    let (name, display) = (squeeze(name), squeeze(display));
-    name.strip_prefix(display.as_str())
-        .is_some_and(|rest| ["==", "!=", "<", ">", "is", "in", "not"].iter().any(|op| rest.starts_with(op)))
 }
 
 /// How many leading components two dotted module names share.

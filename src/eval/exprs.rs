@@ -867,20 +867,6 @@ impl Interp<'_, '_> {
         let holds = match (left, base, right) {
             (Value::Const(a), Eq | Is, Value::Const(b)) => self.conds.constant(consts_equal(a, b)),
             (Value::Sym(s), Eq | Is, Value::Const(c)) | (Value::Const(c), Eq | Is, Value::Sym(s)) => {
-                // What a skipped call that decides itself whether it gives `None` returned is
-                // tested as what that call returns.
-                if matches!(c, Constant::None) {
-                    if let Some(result) = self.optional_skipped_result(*s, loc) {
-                        let mut holds = self.conds.falsity();
-                        for (when, v) in result.0 {
-                            let is_none =
-                                self.compare_values(&v, Is, &Value::Const(Constant::None), left_text, right_text, loc);
-                            holds = holds.or(&when.and(&is_none));
-                        }
-                        self.calling_deferred.remove(s);
-                        return if negated { holds.not() } else { holds };
-                    }
-                }
                 if matches!(c, Constant::None) && !self.testing_defaulted_parameter {
                     self.tested_for_none.insert(*s);
                 }

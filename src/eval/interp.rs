@@ -859,13 +859,6 @@ impl<'r, 'a> Interp<'r, 'a> {
         match value {
             Value::Const(c) => self.conds.constant(super::cond::constant_truthy(c)),
             Value::Sym(s) => {
-                // What a skipped call that decides itself whether it gives `None` returned is
-                // tested as what that call returns.
-                if let Some(result) = self.optional_skipped_result(*s, loc) {
-                    let holds = self.truthy(&result, loc);
-                    self.calling_deferred.remove(s);
-                    return holds;
-                }
                 let sym = &self.syms[*s as usize];
                 let display = sym.label();
                 let names: Vec<String> =

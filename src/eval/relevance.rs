@@ -1352,7 +1352,7 @@ impl Interp<'_, '_> {
 
     /// Whether `func` has a `return` of `None` (a bare one, or a tuple with a `None` item) and a
     /// `return` of something else.
-    pub(super) fn returns_none_or_value(&mut self, func: FuncId) -> bool {
+    fn returns_none_or_value(&mut self, func: FuncId) -> bool {
         if let Some(&known) = self.relevance.none_or_value.get(&func) {
             return known;
         }

@@ -4709,19 +4709,3 @@ fn a_buffer_of_zeros_and_the_positions_added_into_it_carry_no_part() {
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
 }
-
-#[test]
-fn a_cached_getter_tested_for_none_is_tested_as_what_it_returns() {
-    // vLLM's lazy FlashInfer wrappers: `impl = _get_impl()` (no argument, skipped), `if impl
-    // is None: fallback()` (raises), else `impl(...)`. The test was an atom of its own, the
-    // call through `impl` evaluated `_get_impl()`: a row "not `None`" where the library is
-    // missing, the call giving nothing (UNKNOWN here, NEVER in vLLM).
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_wrapper.LazyWrapperMoE"]);
-    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
-    assert_eq!(rows(&out), [("UNKNOWN".into(), 1, "always".into())], "{}", out.stdout);
-    assert!(!out.stdout.contains("calling a constant"), "{}", out.stdout);
-    // The same getter tested for truth, a fallback scaling in Python: once either way.
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_wrapper.TruthyLazyWrapperMoE"]);
-    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
-    assert!(rows(&out).iter().all(|(v, e, _)| v == "ONCE" && *e == 1), "{}", out.stdout);
-}
