@@ -625,6 +625,12 @@ impl Interp<'_, '_> {
                 let value = self.call_function(*func, Some(receiver.as_ref().clone()), Args::default(), pc, loc);
                 self.call(&value, args, pc, loc)
             }
+            // `None(...)` raises `TypeError` (a callee that is `None` where the code tested it
+            // was not: a configuration that cannot exist, or a crash).
+            Value::Const(Constant::None) => {
+                self.raise_of(Some("TypeError"), pc, loc);
+                G::empty()
+            }
             other => G::under(pc.clone(), Value::unknown(format!("calling {}", super::exprs::short_kind(other)))),
         }
     }

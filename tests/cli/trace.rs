@@ -4709,3 +4709,21 @@ fn a_buffer_of_zeros_and_the_positions_added_into_it_carry_no_part() {
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
 }
+
+#[test]
+fn calling_none_raises_a_type_error() {
+    // vLLM's lazy FlashInfer wrappers: `impl = _get_impl()` (no argument, skipped, named),
+    // `if impl is None: fallback()` (raises), else `impl(...)`, which evaluates `_get_impl()`.
+    // Where the test said "not `None`" and the call gave `None`, `None` was called: a row of
+    // its own ("calling a constant" here, NEVER in vLLM). It raises `TypeError`.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_wrapper.LazyWrapperMoE"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("UNKNOWN".into(), 1, "always".into())], "{}", out.stdout);
+    let raises = out.json()["raises"].as_array().unwrap().clone();
+    let type_error = raises.iter().find(|r| r["exception"] == "TypeError").expect("a TypeError");
+    assert_eq!(type_error["source"], "impl(*args, **kwargs)", "{raises:#?}");
+    // The same getter tested for truth, a fallback scaling in Python: once either way.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.lazy_wrapper.TruthyLazyWrapperMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(rows(&out).iter().all(|(v, e, _)| v == "ONCE" && *e == 1), "{}", out.stdout);
+}
