@@ -1102,7 +1102,17 @@ fn sglang_0_5_13_weights_the_fused_shared_expert_by_the_inverse_on_aiter_with_mo
     let separate = aiter_mori_trace(&tree, true);
     let rows = separate["rows"].as_array().unwrap();
     assert!(rows.iter().any(|r| r["verdict"] == "ONCE"), "{rows:#?}");
-    assert!(rows.iter().filter(|r| !simulated(r)).all(|r| r["verdict"] == "ONCE"), "{rows:#?}");
+    // (Except where MoRI dispatches in FP8: the hidden states pass through aiter's quantizer,
+    // a function `get_hip_quant(...)` returns, not followed. Before the dispatch, which returns
+    // a tuple, was evaluated, it was an outside computation of all it was handed.)
+    let fp8_quantizer = |r: &Value| {
+        r["verdict"] == "UNKNOWN"
+            && r["blocked_by"].as_array().is_some_and(|b| {
+                !b.is_empty()
+                    && b.iter().all(|u| u["what"].as_str().unwrap().contains("get_hip_quant(QuantType.per_1x128)"))
+            })
+    };
+    assert!(rows.iter().filter(|r| !simulated(r)).all(|r| r["verdict"] == "ONCE" || fp8_quantizer(r)), "{rows:#?}");
 }
 
 #[test]

@@ -100,6 +100,8 @@ pub struct Relevance {
     /// Functions that return `None` on one path and a value on another (see
     /// `returns_none_or_value`).
     none_or_value: FxHashMap<FuncId, bool>,
+    /// Functions that return a tuple they build (see `returns_tuple`).
+    tuple_returners: FxHashMap<FuncId, bool>,
     classifiers: FxHashMap<FuncId, bool>,
     accessors: FxHashMap<FuncId, bool>,
     /// What each function calls, as resolved statically (see `static_callees`).
@@ -322,7 +324,15 @@ impl Interp<'_, '_> {
         // (`if flag: out = scaled` ... `return out`, or a result written into `out=`, or a
         // residual summed in and the pair handed back) picks between them or keeps their
         // parts: the outside-computation summary, a product of all, would not.
-        if self.returns_parameter(func) && self.differently_scaled_data_in(args) {
+        // So does one that hands back a tuple (`return gather(x), gather(w), gather(ids)`, or
+        // declared `-> tuple[...]`, a communicator's `dispatch` delegating to its manager's):
+        // summarized, each item would be the product of all it was handed, the hidden states
+        // carrying the top-k weights' factor.
+        if (self.returns_parameter(func)
+            || declares_tuple(self.index.function(func).returns.as_deref())
+            || self.returns_tuple(func))
+            && self.differently_scaled_data_in(args)
+        {
             return true;
         }
         // Handed two scaled tensors, a function that adds two of its parameters (`residual =
@@ -1363,6 +1373,17 @@ impl Interp<'_, '_> {
         found
     }
 
+    /// Whether `func` has a `return` of a tuple it builds (`return a, b`).
+    fn returns_tuple(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.tuple_returners.get(&func) {
+            return known;
+        }
+        let mut finder = ReturnKinds::default();
+        self.visit_body(func, &mut finder);
+        self.relevance.tuple_returners.insert(func, finder.tuple);
+        finder.tuple
+    }
+
     fn is_instance(&self, value: &Value) -> bool {
         matches!(value, Value::Obj(id) if matches!(self.heap[*id as usize].kind, ObjKind::Instance(_)))
     }
@@ -1930,12 +1951,18 @@ fn is_accessor_body(body: &[Stmt]) -> bool {
 struct ReturnKinds {
     none: bool,
     value: bool,
+    /// A tuple of two items or more, none of them `None`, is returned.
+    tuple: bool,
 }
 
 impl<'a> ruff_python_ast::visitor::Visitor<'a> for ReturnKinds {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match stmt {
             Stmt::Return(ret) => match ret.value.as_deref() {
+                Some(Expr::Tuple(t)) if t.elts.len() >= 2 && !t.elts.iter().any(Expr::is_none_literal_expr) => {
+                    self.value = true;
+                    self.tuple = true;
+                }
                 None | Some(Expr::NoneLiteral(_)) => self.none = true,
                 // `return (None, result)` (beside `return result`, or alone): the caller
                 // unpacks the pair and tests the item for `None`, so it counts as both.
@@ -2525,6 +2552,18 @@ fn is_simple_predicate(body: &[Stmt]) -> bool {
                 || reads_a_fact(v)
                 || v.is_boolean_literal_expr()
         }),
+        _ => false,
+    }
+}
+
+/// Whether a return annotation declares a tuple (`-> tuple[torch.Tensor, torch.Tensor]`, a
+/// union of tuples, `Tuple[...]`): summarized, each item of what the call gives would be the
+/// product of all it was handed.
+fn declares_tuple(returns: Option<&Expr>) -> bool {
+    match returns {
+        Some(Expr::Subscript(sub)) => crate::syntax::dotted_name(&sub.value)
+            .is_some_and(|head| matches!(head.rsplit('.').next(), Some("tuple" | "Tuple"))),
+        Some(Expr::BinOp(op)) => declares_tuple(Some(&op.left)) || declares_tuple(Some(&op.right)),
         _ => false,
     }
 }

@@ -4727,3 +4727,27 @@ fn calling_none_raises_a_type_error() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert!(rows(&out).iter().all(|(v, e, _)| v == "ONCE" && *e == 1), "{}", out.stdout);
 }
+
+#[test]
+fn a_call_handing_back_a_tuple_moves_each_tensor_with_its_own_scale() {
+    // `x, weights, ids = exchange.dispatch(hidden_states, weights, ids)`, each tensor gathered
+    // on its own and handed back in a tuple. Summarized as an outside computation of all
+    // three, the hidden states carried the weights' factor: experts that drop the weights
+    // read ONCE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.group_dispatch.WeightedExchangeMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.group_dispatch.DroppedWeightsExchangeMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("NEVER".into(), 0, "always".into())], "{}", out.stdout);
+    // vLLM's process group: the tuple where it has no communicator; where it has one, which
+    // is known only by a type its class declares (not followed), the row says so.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.group_dispatch.DroppedWeightsGroupMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    let without = "get_ep_group().device_communicator == None";
+    assert_eq!(
+        rows(&out),
+        [("NEVER".into(), 0, without.into()), ("UNKNOWN".into(), 1, format!("not ({without})"))],
+        "{}",
+        out.stdout
+    );
+}
