@@ -1946,7 +1946,7 @@ fn is_accessor_body(body: &[Stmt]) -> bool {
 }
 
 /// Whether a function's own `return`s (not those of nested functions) give `None` (alone or
-/// as an item of a returned tuple) and something else.
+/// as an item of a returned tuple), something else, a tuple they build.
 #[derive(Default)]
 struct ReturnKinds {
     none: bool,
