@@ -97,11 +97,9 @@ pub struct Relevance {
     item_generators: FxHashMap<FuncId, bool>,
     /// The attributes of its parameters a function reads (see `parameter_attribute_reads`).
     parameter_reads: FxHashMap<FuncId, Rc<[(ruff_python_ast::name::Name, String)]>>,
-    /// Functions that return `None` on one path and a value on another (see
-    /// `returns_none_or_value`).
-    none_or_value: FxHashMap<FuncId, bool>,
-    /// Functions that return a tuple they build (see `returns_tuple`).
-    tuple_returners: FxHashMap<FuncId, bool>,
+    /// What each function's `return`s give (see `ReturnKinds`: `returns_none_or_value`,
+    /// `returns_tuple`).
+    return_kinds: FxHashMap<FuncId, ReturnKinds>,
     classifiers: FxHashMap<FuncId, bool>,
     accessors: FxHashMap<FuncId, bool>,
     /// What each function calls, as resolved statically (see `static_callees`).
@@ -325,14 +323,19 @@ impl Interp<'_, '_> {
         // residual summed in and the pair handed back) picks between them or keeps their
         // parts: the outside-computation summary, a product of all, would not.
         // So does one that hands back a tuple (`return gather(x), gather(w), gather(ids)`, or
-        // declared `-> tuple[...]`, a communicator's `dispatch` delegating to its manager's):
-        // summarized, each item would be the product of all it was handed, the hidden states
-        // carrying the top-k weights' factor.
-        if (self.returns_parameter(func)
-            || declares_tuple(self.index.function(func).returns.as_deref())
-            || self.returns_tuple(func))
-            && self.differently_scaled_data_in(args)
-        {
+        // declared `-> tuple[...]`): summarized, each item would be the product of all it was
+        // handed, the hidden states carrying the top-k weights' factor. (Not a method of an
+        // object known only by its class, vLLM's `get_ep_group().dispatch(...)`: it hands the
+        // tensors to attributes the trace does not know (a device communicator), and every row
+        // through it would read UNKNOWN, a NEVER among them.)
+        let known_receiver = match receiver {
+            Some(Value::Sym(_)) => false,
+            Some(Value::Obj(id)) => !matches!(self.heap[*id as usize].kind, ObjKind::Abstract(..)),
+            _ => true,
+        };
+        let hands_back_tuple = known_receiver
+            && (declares_tuple(self.index.function(func).returns.as_deref()) || self.returns_tuple(func));
+        if (self.returns_parameter(func) || hands_back_tuple) && self.differently_scaled_data_in(args) {
             return true;
         }
         // Handed two scaled tensors, a function that adds two of its parameters (`residual =
@@ -1363,25 +1366,24 @@ impl Interp<'_, '_> {
     /// Whether `func` has a `return` of `None` (a bare one, or a tuple with a `None` item) and a
     /// `return` of something else.
     fn returns_none_or_value(&mut self, func: FuncId) -> bool {
-        if let Some(&known) = self.relevance.none_or_value.get(&func) {
-            return known;
-        }
-        let mut finder = ReturnKinds::default();
-        self.visit_body(func, &mut finder);
-        let found = finder.none && finder.value;
-        self.relevance.none_or_value.insert(func, found);
-        found
+        let kinds = self.return_kinds(func);
+        kinds.none && kinds.value
     }
 
     /// Whether `func` has a `return` of a tuple it builds (`return a, b`).
     fn returns_tuple(&mut self, func: FuncId) -> bool {
-        if let Some(&known) = self.relevance.tuple_returners.get(&func) {
+        self.return_kinds(func).tuple
+    }
+
+    /// What `func`'s own `return`s give, found once.
+    fn return_kinds(&mut self, func: FuncId) -> ReturnKinds {
+        if let Some(&known) = self.relevance.return_kinds.get(&func) {
             return known;
         }
         let mut finder = ReturnKinds::default();
         self.visit_body(func, &mut finder);
-        self.relevance.tuple_returners.insert(func, finder.tuple);
-        finder.tuple
+        self.relevance.return_kinds.insert(func, finder);
+        finder
     }
 
     fn is_instance(&self, value: &Value) -> bool {
@@ -1947,7 +1949,7 @@ fn is_accessor_body(body: &[Stmt]) -> bool {
 
 /// Whether a function's own `return`s (not those of nested functions) give `None` (alone or
 /// as an item of a returned tuple), something else, a tuple they build.
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct ReturnKinds {
     none: bool,
     value: bool,
