@@ -13,7 +13,7 @@ use super::interp::{ArgSlot, Frame, Interp, MAX_CALL_DEPTH, MAX_IMPLEMENTATIONS,
 /// A call whose result has more alternatives than this, none of them structural, returns one
 /// symbol instead.
 const COLLAPSE_RESULTS: usize = 3;
-use super::trace::HopKind;
+use super::trace::{HopKind, Normalizer};
 use super::value::*;
 use crate::index::{ClassId, FuncId, ParamKind};
 use crate::syntax::{Constant, stmt_with_range};
@@ -2254,11 +2254,7 @@ impl Interp<'_, '_> {
             for (ic, iv) in input.iter() {
                 if let Value::Num(n) = iv {
                     if n.carries_traced() && !n.parts.windows(2).any(|w| w[0].exp != w[1].exp) {
-                        let at = self.base.and(ic);
-                        match self.normalized_away.iter_mut().find(|(l, _)| *l == loc) {
-                            Some((_, c)) => *c = c.or(&at),
-                            None => self.normalized_away.push((loc, at)),
-                        }
+                        self.note_normalized(loc, Normalizer::Layer, ic);
                     }
                 }
             }

@@ -16,7 +16,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::builtins::RangeBounds;
 use super::cond::{AtomKey, Cond, Conds};
 use super::kernels::KernelModels;
-use super::trace::{Blocker, BoundHit, HopKind, HopRecord, SiteRecord};
+use super::trace::{Blocker, BoundHit, HopKind, HopRecord, Normalizer, SiteRecord};
 use super::value::*;
 use crate::index::{BindingKind, ClassId, FileId, FuncId, GuardKind, Index};
 use crate::resolve::Resolver;
@@ -387,9 +387,10 @@ pub struct Interp<'r, 'a> {
     /// Results of `len(...)` of data (a tensor, a list): `== 0` says the data is empty. The
     /// length of anything else (`len(os.environ.get(...).strip())`) is only a number.
     pub data_lengths: rustc_hash::FxHashSet<SymId>,
-    /// Normalization layers that took the scale off data scaled as a whole (`RMSNorm(v * x) ==
-    /// RMSNorm(x)`), with where (as seen from the entry): what a NEVER row says happened.
-    pub normalized_away: Vec<(Loc, Cond)>,
+    /// Places that took the scale off data scaled as a whole (`RMSNorm(v * x) == RMSNorm(x)`,
+    /// `w / w.sum(-1)`), with how and where (as seen from the entry): what a NEVER row says
+    /// happened.
+    pub normalized_away: Vec<(Loc, Normalizer, Cond)>,
     /// Non-zero while applying registering decorators: every call is evaluated.
     pub registering: usize,
     /// Non-zero while running the loader's phase (`loading.rs`): every call is evaluated.

@@ -9,7 +9,7 @@ use super::calls::Args;
 use super::cond::Cond;
 use super::interp::{Interp, ObjKind};
 use super::kernels::{Applies, KernelModel, toml_constant};
-use super::trace::{SiteKind, SiteRecord};
+use super::trace::{Normalizer, SiteKind, SiteRecord};
 use super::value::*;
 use crate::syntax::Constant;
 
@@ -380,6 +380,12 @@ impl Interp<'_, '_> {
             (true, true) => {
                 let (a, b) = (as_num(&l).unwrap_or_default_num(), as_num(&r).unwrap_or_default_num());
                 if divide && normalizes(&a, &b) {
+                    // Scaled as a whole, the data comes out of no scale; scaled part by part, each
+                    // part keeps its scale relative to the others.
+                    if uniformly_scaled(&a) {
+                        self.note_normalized(loc, Normalizer::OwnSum, c);
+                        return Value::Num(Rc::new(unscaled(&a)));
+                    }
                     return Value::Num(a);
                 }
                 return Value::Num(Rc::new(self.product(&a, &b, sign)));
@@ -440,6 +446,16 @@ impl Interp<'_, '_> {
             }
         }
         Value::Num(Rc::new(Num { tensor: true, parts, shape: None }.normalize()))
+    }
+
+    /// Records that data scaled as a whole lost its scale at `loc` under `c` (relative to the
+    /// frame): what a NEVER row there names.
+    pub fn note_normalized(&mut self, loc: Loc, how: Normalizer, c: &Cond) {
+        let at = self.base.and(c);
+        match self.normalized_away.iter_mut().find(|(l, h, _)| *l == loc && *h == how) {
+            Some((_, _, c)) => *c = c.or(&at),
+            None => self.normalized_away.push((loc, how, at)),
+        }
     }
 
     /// An unknown number times a scalar carrying the traced value (`sign` -1 divides by it): the
@@ -1148,6 +1164,18 @@ impl Interp<'_, '_> {
             | "as_tensor" | "from_numpy" | "eye" | "linspace" | "empty_strided" => {
                 return G::under(pc.clone(), plain());
             }
+            // `F.normalize(w, p=1)` divides data by a norm of itself: as `w / w.sum()`.
+            "normalize" if receiver.is_none() && path.starts_with("torch.nn.functional.") => {
+                if let Some(input) = first.clone().or_else(|| keyword("input")) {
+                    return self.map(&input, |interp, v| match v {
+                        Value::Num(n) if n.tensor && uniformly_scaled(&n) => {
+                            interp.note_normalized(loc, Normalizer::OwnSum, pc);
+                            Value::Num(Rc::new(unscaled(&n)))
+                        }
+                        other => other,
+                    });
+                }
+            }
             "mul" | "multiply" if args.positional.len() == 2 && receiver.is_none() => {
                 let (a, b) = (args.positional[0].value.clone(), args.positional[1].value.clone());
                 return self.binop(&a, Operator::Mult, &b, pc, loc, false);
@@ -1710,13 +1738,32 @@ fn product_parts(a: &Num, b: &Num, mut parts: Vec<Part>) -> Num {
 }
 
 /// Whether dividing the data `a` by the data `b` normalizes it (`w / w.sum(-1)`): every
-/// application `b` carries, `a` went through too. The quotient keeps `a`'s exponents: a part of
-/// `w` scaled by `1/v` is still `1/v` relative to the others after renormalizing, and no part is
-/// scaled by `v` — pairing `w`'s unscaled part with the sum's `1/v` part would say it is.
+/// application `b` carries, `a` went through too. Scaled as a whole, `a` comes out of no scale;
+/// scaled part by part, the quotient keeps `a`'s exponents: a part of `w` scaled by `1/v` is
+/// still `1/v` relative to the others after renormalizing, and no part is scaled by `v` —
+/// pairing `w`'s unscaled part with the sum's `1/v` part would say it is.
 fn normalizes(a: &Num, b: &Num) -> bool {
     let applied: Vec<SiteId> = a.parts.iter().flat_map(|p| p.sites.iter().copied()).collect();
     b.parts.iter().any(|p| p.exp != 0)
         && b.parts.iter().all(|p| p.exp == 0 || (!p.sites.is_empty() && p.sites.iter().all(|s| applied.contains(s))))
+}
+
+/// Whether every part of the data that is not zeros carries the traced value with one
+/// exponent: scaled as a whole.
+fn uniformly_scaled(n: &Num) -> bool {
+    let mut exps = n.parts.iter().filter(|p| !p.zero).map(|p| p.exp);
+    exps.next().is_some_and(|first| first != 0 && exps.all(|e| e == first))
+}
+
+/// The data with its scale taken off: what it was made of is no application any more (what
+/// went through an unresolved callee still did).
+fn unscaled(n: &Num) -> Num {
+    let parts = n
+        .parts
+        .iter()
+        .map(|p| Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: p.unknown, zero: p.zero })
+        .collect();
+    Num { tensor: true, parts, shape: n.shape }.normalize()
 }
 
 /// The sum of two numbers: the parts of both.

@@ -1311,11 +1311,10 @@ fn answer(
                 interp
                     .normalized_away
                     .iter()
-                    .filter(|(_, at)| at.meets(&cond))
-                    .map(|(loc, _)| Note {
+                    .filter(|(_, _, at)| at.meets(&cond))
+                    .map(|(loc, how, _)| Note {
                         location: Some(Location::new(interp.index, loc.file, loc.span)),
-                        what: "`RMSNorm(v * x) == RMSNorm(x)`: a norm takes the scale off data scaled as a whole"
-                            .to_string(),
+                        what: how.why().to_string(),
                     })
                     .collect()
             } else {

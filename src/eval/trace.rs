@@ -60,6 +60,26 @@ pub struct HopRecord {
     pub label: String,
 }
 
+/// What took the scale off data scaled as a whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Normalizer {
+    /// A normalization layer: `RMSNorm(v * x) == RMSNorm(x)`.
+    Layer,
+    /// Data divided by a sum or norm of itself: `(v * w) / (v * w).sum(-1) == w / w.sum(-1)`.
+    OwnSum,
+}
+
+impl Normalizer {
+    pub fn why(self) -> &'static str {
+        match self {
+            Normalizer::Layer => "`RMSNorm(v * x) == RMSNorm(x)`: a norm takes the scale off data scaled as a whole",
+            Normalizer::OwnSum => {
+                "`(v * w) / (v * w).sum() == w / w.sum()`: dividing data by a sum or norm of itself takes the scale off data scaled as a whole"
+            }
+        }
+    }
+}
+
 /// A bound the evaluation hit; the affected answers are incomplete.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BoundHit {

@@ -4740,3 +4740,33 @@ fn a_call_handing_back_a_tuple_moves_each_tensor_with_its_own_scale() {
     assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
     assert_eq!(rows(&out), [("NEVER".into(), 0, "always".into())], "{}", out.stdout);
 }
+
+#[test]
+fn renormalizing_takes_off_a_factor_applied_to_all_the_weights() {
+    // `w = w * v; w = w / w.sum(-1)`: the renormalized weights do not depend on `v`. Read as
+    // keeping `w`'s exponent (right for a shared slot's `1/v`, gate.chunked), this said ONCE.
+    for entry in [
+        "gate.renormalized.ScaleThenRenormalizeRouter",
+        "gate.renormalized.InPlaceScaleThenRenormalizeRouter",
+        "gate.renormalized.FunctionalNormalizeRouter",
+    ] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", entry]);
+        assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{entry}: {}", out.stdout);
+        assert_eq!(
+            rows(&out),
+            [
+                ("ONCE".into(), 1, "not config.norm_topk_prob".into()),
+                ("NEVER".into(), 0, "config.norm_topk_prob".into())
+            ],
+            "{entry}: {}",
+            out.stdout
+        );
+        let never = &out.json()["rows"][1];
+        let note = never["normalized_at"][0]["what"].as_str().unwrap_or_default();
+        assert!(note.contains("sum"), "{entry}: {never:#}");
+    }
+    for entry in ["gate.renormalized.RenormalizeThenScaleRouter", "gate.renormalized.SumBeforeScaleRouter"] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", entry]);
+        assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{entry}: {}", out.stdout);
+    }
+}
