@@ -246,20 +246,20 @@ impl Interp<'_, '_> {
             (Add | Sub, Operand::Num(n), other) | (Add | Sub, other, Operand::Num(n)) => {
                 if !n.tensor && n.carries_traced() {
                     // `v + 1` is not a power of `v`: not followed, and said so.
-                    self.blocker(
+                    return self.not_followed(
+                        n,
                         loc,
                         "the traced value takes part in an addition here; the result is not followed as a scale",
                         c,
                     );
-                    return Value::Num(Rc::new(Num { tensor: false, parts: vec![plain_part()], shape: None }));
                 }
                 match other {
                     Operand::Data => Value::Num(Rc::new(union(n, &Num::plain_tensor()))),
                     _ => Value::Num(n.clone()),
                 }
             }
-            (Pow, Operand::Num(n), Operand::Const(Constant::Int(k))) => {
-                let k = *k as i32;
+            (Pow, Operand::Num(n), Operand::Const(k)) if whole_power(k).is_some() => {
+                let k = whole_power(k).unwrap_or(1);
                 Value::Num(Rc::new(Num {
                     tensor: n.tensor,
                     parts: n.parts.iter().map(|p| Part { exp: p.exp * k, ..p.clone() }).collect(),
@@ -268,12 +268,12 @@ impl Interp<'_, '_> {
             }
             (_, Operand::Num(n), _) | (_, _, Operand::Num(n)) => {
                 if n.carries_traced() && !n.tensor {
-                    self.blocker(
-                        loc,
-                        "the traced value takes part in an operation that is not a product here; not followed",
-                        c,
-                    );
-                    return Value::Num(Rc::new(Num { tensor: false, parts: vec![plain_part()], shape: None }));
+                    let what = if op == Pow {
+                        "the traced value is raised to a power that is not a whole number here; not followed"
+                    } else {
+                        "the traced value takes part in an operation that is not a product here; not followed"
+                    };
+                    return self.not_followed(n, loc, what, c);
                 }
                 Value::Num(n.clone())
             }
@@ -446,6 +446,16 @@ impl Interp<'_, '_> {
             }
         }
         Value::Num(Rc::new(Num { tensor: true, parts, shape: None }.normalize()))
+    }
+
+    /// A number carrying the traced value taken into arithmetic whose effect on the scale the
+    /// count cannot say (`1 + v`, `v ** 0.5`): it keeps its exponents, unknown, so data it then
+    /// scales is incomplete (an UNKNOWN row naming this place, not a count).
+    fn not_followed(&mut self, n: &Num, loc: Loc, what: &str, c: &Cond) -> Value {
+        let blocker = self.blocker(loc, what, c);
+        let parts =
+            n.parts.iter().map(|p| Part { unknown: Part::first_unknown(p.unknown, Some(blocker)), ..p.clone() });
+        Value::Num(Rc::new(Num { tensor: false, parts: parts.collect(), shape: None }))
     }
 
     /// Records that data scaled as a whole lost its scale at `loc` under `c` (relative to the
@@ -1164,6 +1174,21 @@ impl Interp<'_, '_> {
             | "as_tensor" | "from_numpy" | "eye" | "linspace" | "empty_strided" => {
                 return G::under(pc.clone(), plain());
             }
+            // Roots and powers of numbers: `math.sqrt(v)` is `v ** 0.5`, `math.pow(v, k)` is `v ** k`.
+            "sqrt" | "pow"
+                if receiver.is_none() && matches!(path, "math.sqrt" | "math.pow" | "numpy.sqrt" | "numpy.power") =>
+            {
+                if let Some(base) = first.clone() {
+                    let power = match last {
+                        "sqrt" => G::under(*pc, Value::Const(Constant::Float(0.5))),
+                        _ => match args.positional.get(1) {
+                            Some(k) => k.value.clone(),
+                            None => return G::under(*pc, self.anonymous(loc)),
+                        },
+                    };
+                    return self.binop(&base, Operator::Pow, &power, pc, loc, false);
+                }
+            }
             // `F.normalize(w, p=1)` divides data by a norm of itself: as `w / w.sum()`.
             "normalize" if receiver.is_none() && path.starts_with("torch.nn.functional.") => {
                 if let Some(input) = first.clone().or_else(|| keyword("input")) {
@@ -1685,10 +1710,6 @@ fn last_two(path: &str) -> &str {
     }
 }
 
-fn plain_part() -> Part {
-    Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None, zero: false }
-}
-
 impl Interp<'_, '_> {
     /// The product of two numbers: every pair of parts, exponents added (`sign` -1 divides).
     /// An application site both parts went through counts once: `weights, ids = kernel(...)`
@@ -1746,6 +1767,15 @@ fn normalizes(a: &Num, b: &Num) -> bool {
     let applied: Vec<SiteId> = a.parts.iter().flat_map(|p| p.sites.iter().copied()).collect();
     b.parts.iter().any(|p| p.exp != 0)
         && b.parts.iter().all(|p| p.exp == 0 || (!p.sites.is_empty() && p.sites.iter().all(|s| applied.contains(s))))
+}
+
+/// A power that is a whole number (`2`, `2.0`, `-1`), as an exponent.
+fn whole_power(k: &Constant) -> Option<i32> {
+    match k {
+        Constant::Int(k) => i32::try_from(*k).ok(),
+        Constant::Float(k) if k.fract() == 0.0 && k.abs() <= 64.0 => Some(*k as i32),
+        _ => None,
+    }
 }
 
 /// Whether every part of the data that is not zeros carries the traced value with one

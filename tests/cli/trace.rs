@@ -4770,3 +4770,23 @@ fn renormalizing_takes_off_a_factor_applied_to_all_the_weights() {
         assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{entry}: {}", out.stdout);
     }
 }
+
+#[test]
+fn a_power_that_is_no_whole_number_leaves_the_count_unknown() {
+    // `v ** 0.5` on two multiplies is one application; whole exponents cannot say so. It read
+    // NEVER (the root taken for a plain number) and `math.sqrt(v)` twice read TWICE.
+    for (entry, code, verdict) in [
+        ("gate.powers.SquaredMoE", 1, "TWICE"),
+        ("gate.powers.FloatSquaredMoE", 1, "TWICE"),
+        ("gate.powers.SplitRootMoE", 3, "UNKNOWN"),
+        ("gate.powers.MathRootMoE", 3, "UNKNOWN"),
+        ("gate.powers.OnePlusMoE", 3, "UNKNOWN"),
+    ] {
+        let (got_code, got, out) = trace("trace/router", &["--entry", entry]);
+        assert_eq!((got_code, got.as_str()), (code, verdict), "{entry}: {}", out.stdout);
+        if verdict == "UNKNOWN" {
+            let blocked = out.json()["rows"][0]["blocked_by"].to_string();
+            assert!(blocked.contains("not followed"), "{entry}: {}", out.stdout);
+        }
+    }
+}
