@@ -2751,8 +2751,17 @@ pub fn taint(n: &Num, blocker: u32) -> Num {
     Num { tensor: n.tensor, parts, shape: n.shape }
 }
 
+/// Whether an in-place method's receiver is a place a write can reach: a name, an attribute, a
+/// subscript, or a view of one (`out.view(-1, h).mul_(v)` scales `out`).
 fn is_assignable(expr: &Expr) -> bool {
-    matches!(expr, Expr::Name(_) | Expr::Attribute(_) | Expr::Subscript(_))
+    match expr {
+        Expr::Name(_) | Expr::Attribute(_) | Expr::Subscript(_) => true,
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Attribute(attr) => super::exprs::VIEWS.contains(&attr.attr.as_str()) && is_assignable(&attr.value),
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// Functions compiled for a device (`@triton.jit`, `@triton.autotune`, `@triton.heuristics`).

@@ -4790,3 +4790,17 @@ fn a_power_that_is_no_whole_number_leaves_the_count_unknown() {
         }
     }
 }
+
+#[test]
+fn an_in_place_multiply_into_a_view_scales_the_tensor_viewed() {
+    // `out.view(-1, h).mul_(v)` writes into `out`: it was lost, so once read NEVER and twice
+    // read ONCE.
+    for (entry, code, verdict) in [
+        ("gate.view_in_place.ViewScaledMoE", 0, "ONCE"),
+        ("gate.view_in_place.ViewOfViewScaledMoE", 0, "ONCE"),
+        ("gate.view_in_place.ScaledThenViewScaledMoE", 1, "TWICE"),
+    ] {
+        let (got_code, got, out) = trace("trace/router", &["--entry", entry]);
+        assert_eq!((got_code, got.as_str()), (code, verdict), "{entry}: {}", out.stdout);
+    }
+}
