@@ -124,7 +124,12 @@ impl Interp<'_, '_> {
         if let Some(caller) = operator_caller.clone() {
             self.operator_callers.push((self.stack.len() + 1, caller));
         }
-        let result = self.call(&callee, args, pc, loc);
+        let mut result = self.call(&callee, args, pc, loc);
+        if let Expr::Attribute(attr) = call.func.as_ref() {
+            if is_shared_expert(attr.attr.as_str()) {
+                result = self.map(&result, |_, v| shared_output(v));
+            }
+        }
         if operator_caller.is_some() {
             self.operator_callers.pop();
         }
@@ -2749,6 +2754,26 @@ pub fn taint(n: &Num, blocker: u32) -> Num {
     let parts =
         n.parts.iter().map(|p| Part { unknown: Part::first_unknown(p.unknown, Some(blocker)), ..p.clone() }).collect();
     Num { tensor: n.tensor, parts, shape: n.shape }
+}
+
+/// Whether a module held under this name is a shared expert (or its gate): `shared_experts`,
+/// `shared_expert`, `_shared_experts`, `shared_expert_gate`, `shared_mlp`, as every framework
+/// names them.
+fn is_shared_expert(name: &str) -> bool {
+    name.contains("shared_expert") || name.trim_start_matches('_') == "shared_mlp"
+}
+
+/// What a shared expert gives: its data parts that carry no factor are the shared expert's
+/// (see `Part::shared`); a part that came in scaled is left as it is.
+fn shared_output(value: Value) -> Value {
+    match value {
+        Value::Num(n) if n.tensor && n.parts.iter().any(|p| p.exp == 0 && !p.zero && !p.shared) => {
+            let parts =
+                n.parts.iter().map(|p| Part { shared: p.shared || (p.exp == 0 && !p.zero), ..p.clone() }).collect();
+            Value::Num(Rc::new(Num { parts, ..(*n).clone() }.normalize()))
+        }
+        other => other,
+    }
 }
 
 /// Whether an in-place method's receiver is a place a write can reach: a name, an attribute, a

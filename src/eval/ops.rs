@@ -442,6 +442,7 @@ impl Interp<'_, '_> {
                     chain: dp.chain.clone(),
                     unknown: Part::first_unknown(dp.unknown, fp.unknown),
                     zero: false,
+                    shared: dp.shared,
                 });
             }
         }
@@ -1539,6 +1540,7 @@ impl Interp<'_, '_> {
                     chain: dp.chain.clone(),
                     unknown: Part::first_unknown(dp.unknown, fp.unknown),
                     zero: false,
+                    shared: dp.shared,
                 });
             }
         }
@@ -1742,6 +1744,9 @@ impl Interp<'_, '_> {
                     // (A product is also what an outside kernel makes of what it is handed: a
                     // zero bias handed beside the logits does not make its weights zeros.)
                     zero: pa.zero && pb.zero,
+                    // (A shared expert's output weighted by its own gate stays the shared
+                    // expert's; combined with other data by a kernel, it is not only that.)
+                    shared: pa.shared && pb.shared,
                 });
             }
         }
@@ -1791,7 +1796,14 @@ fn unscaled(n: &Num) -> Num {
     let parts = n
         .parts
         .iter()
-        .map(|p| Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: p.unknown, zero: p.zero })
+        .map(|p| Part {
+            exp: 0,
+            sites: Rc::from([]),
+            chain: Rc::from([]),
+            unknown: p.unknown,
+            zero: p.zero,
+            shared: p.shared,
+        })
         .collect();
     Num { tensor: true, parts, shape: n.shape }.normalize()
 }

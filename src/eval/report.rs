@@ -221,6 +221,11 @@ pub struct PartOut {
     pub alternative_sites: bool,
     /// The part went through something whose effect on the scale is not known.
     pub incomplete: bool,
+    /// The part is a shared expert's output (a module held as `shared_expert(s)` or
+    /// `shared_mlp`): the factor must leave it at exponent 0, and a row where it carries more
+    /// is MIXED.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub shared: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -930,7 +935,7 @@ fn collect_nums(
 struct Alternative {
     cond: Cond,
     exponents: BTreeSet<i32>,
-    parts: BTreeSet<(i32, Vec<SiteId>, bool)>,
+    parts: BTreeSet<(i32, Vec<SiteId>, bool, bool)>,
     /// What made incomplete parts so (indices into `Interp::blockers`).
     blocked_by: BTreeSet<u32>,
     /// Some part holds data here.
@@ -961,7 +966,7 @@ impl Alternative {
             }
             if part.touched() {
                 let sites = part.sites.iter().copied().filter(|s| ran.contains(s)).collect();
-                self.parts.insert((part.exp, sites, part.unknown.is_some()));
+                self.parts.insert((part.exp, sites, part.unknown.is_some(), part.shared));
             }
             self.blocked_by.extend(part.unknown);
         }
@@ -1102,7 +1107,7 @@ fn answer(
     struct Group {
         verdict: Verdict,
         exponents: BTreeSet<i32>,
-        parts: BTreeSet<(i32, Vec<SiteId>, bool)>,
+        parts: BTreeSet<(i32, Vec<SiteId>, bool, bool)>,
         cond: Cond,
         reason: Option<String>,
         blocked_by: BTreeSet<u32>,
@@ -1138,7 +1143,7 @@ fn answer(
     struct Gathered {
         verdict: Verdict,
         exponents: BTreeSet<i32>,
-        parts: BTreeSet<(i32, Vec<SiteId>, bool)>,
+        parts: BTreeSet<(i32, Vec<SiteId>, bool, bool)>,
         reason: Option<String>,
         unscaled_rest: bool,
         /// (index of the alternative, its condition, what blocked it)
@@ -1166,6 +1171,10 @@ fn answer(
                         .to_string(),
                 ),
             )
+        } else if o.parts.iter().any(|p| p.3 && p.0 > 0) {
+            // A shared expert's output scaled by the routed experts' factor: whatever the
+            // routed part carries, the two are weighed wrongly against each other.
+            (Verdict::Mixed, None)
         } else {
             (verdict_of(&o.exponents), None)
         };
@@ -1290,7 +1299,7 @@ fn answer(
             let configurations = printed(conds, &shown, &care);
             let parts: Vec<PartOut> = parts
                 .into_iter()
-                .map(|(exp, sites, incomplete)| PartOut {
+                .map(|(exp, sites, incomplete, shared)| PartOut {
                     exponent: exp,
                     alternative_sites: sites.len() > 1
                         && sites.iter().map(|s| interp.sites[*s as usize].delta).sum::<i32>() != exp,
@@ -1299,6 +1308,7 @@ fn answer(
                         .map(|s| site_texts.entry(*s).or_insert_with(|| site_out(interp, *s, &care, &mut fuel)).clone())
                         .collect(),
                     incomplete,
+                    shared,
                 })
                 .collect();
             let exponents: Vec<i32> = exponents.into_iter().collect();

@@ -42,6 +42,11 @@ pub struct Part {
     /// The part is zeros (a buffer `torch.zeros_like(x)` made, before anything was added into
     /// it): scaling it applies nothing, and beside other parts it is none of the data.
     pub zero: bool,
+    /// The part is a shared expert's output (what a module held as `shared_expert(s)` or
+    /// `shared_mlp` gave, unscaled): the routed experts' factor must not scale it. (A routing
+    /// kernel's fused shared-expert slot is not marked: its parts would stop merging with the
+    /// others at the alternatives bound.)
+    pub shared: bool,
 }
 
 impl Part {
@@ -79,7 +84,14 @@ impl Num {
     pub fn plain_tensor() -> Num {
         Num {
             tensor: true,
-            parts: vec![Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None, zero: false }],
+            parts: vec![Part {
+                exp: 0,
+                sites: Rc::from([]),
+                chain: Rc::from([]),
+                unknown: None,
+                zero: false,
+                shared: false,
+            }],
             shape: None,
         }
     }
@@ -90,7 +102,14 @@ impl Num {
     pub fn zero_tensor() -> Num {
         Num {
             tensor: true,
-            parts: vec![Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None, zero: true }],
+            parts: vec![Part {
+                exp: 0,
+                sites: Rc::from([]),
+                chain: Rc::from([]),
+                unknown: None,
+                zero: true,
+                shared: false,
+            }],
             shape: None,
         }
     }
@@ -318,7 +337,12 @@ fn merged_blockers(a: &[Part], b: &[Part]) -> Option<Vec<Part>> {
     }
     let mut merged = Vec::with_capacity(a.len());
     for (x, y) in a.iter().zip(b) {
-        if x.exp != y.exp || x.sites != y.sites || x.chain != y.chain || x.unknown.is_some() != y.unknown.is_some() {
+        if x.exp != y.exp
+            || x.sites != y.sites
+            || x.chain != y.chain
+            || x.unknown.is_some() != y.unknown.is_some()
+            || x.shared != y.shared
+        {
             return None;
         }
         merged.push(Part { unknown: Part::first_unknown(x.unknown, y.unknown), ..x.clone() });
@@ -327,10 +351,11 @@ fn merged_blockers(a: &[Part], b: &[Part]) -> Option<Vec<Part>> {
 }
 
 /// What a number's scale is, apart from where it was applied: per part, its exponent, whether
-/// it took part in scaling, and whether an unknown callee blocked it (parts in that order).
-fn scale_signature(n: &Num) -> Vec<(i32, bool, bool)> {
-    let mut signature: Vec<(i32, bool, bool)> =
-        n.parts.iter().map(|p| (p.exp, p.touched(), p.unknown.is_some())).collect();
+/// it took part in scaling, whether an unknown callee blocked it, and whether it is a shared
+/// expert's (parts in that order).
+fn scale_signature(n: &Num) -> Vec<(i32, bool, bool, bool)> {
+    let mut signature: Vec<(i32, bool, bool, bool)> =
+        n.parts.iter().map(|p| (p.exp, p.touched(), p.unknown.is_some(), p.shared)).collect();
     signature.sort();
     signature
 }
@@ -338,7 +363,7 @@ fn scale_signature(n: &Num) -> Vec<(i32, bool, bool)> {
 /// Two numbers of one scale signature as one: parts paired in signature order, each with the
 /// sites and hops of both.
 fn union_of_parts(a: &Num, b: &Num) -> Num {
-    let key = |p: &Part| (p.exp, p.touched(), p.unknown.is_some());
+    let key = |p: &Part| (p.exp, p.touched(), p.unknown.is_some(), p.shared);
     let mut pa: Vec<&Part> = a.parts.iter().collect();
     let mut pb: Vec<&Part> = b.parts.iter().collect();
     pa.sort_by_key(|p| key(p));
@@ -358,6 +383,7 @@ fn union_of_parts(a: &Num, b: &Num) -> Num {
             chain: union(&x.chain, &y.chain),
             unknown: Part::first_unknown(x.unknown, y.unknown),
             zero: x.zero && y.zero,
+            shared: x.shared,
         })
         .collect();
     Num { tensor: a.tensor, parts, shape: if a.shape == b.shape { a.shape } else { None } }.normalize()
@@ -638,6 +664,7 @@ mod tests {
                 chain: Rc::from([]),
                 unknown: None,
                 zero: false,
+                shared: false,
             })
             .collect();
         Value::Num(Rc::new(Num { tensor: true, parts, shape: None }))

@@ -523,7 +523,12 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
         for part in &row.parts {
             let incomplete = if part.incomplete { " (incomplete)" } else { "" };
             let one_of = if part.alternative_sites { ", by one of these as the configuration decides" } else { "" };
-            let _ = writeln!(out, "  part of the output with exponent {}{incomplete}{one_of}:", part.exponent);
+            let whose = match (part.shared, part.exponent) {
+                (true, e) if e > 0 => " (a shared expert's output: the factor must not scale it)",
+                (true, _) => " (a shared expert's output)",
+                _ => "",
+            };
+            let _ = writeln!(out, "  part of the output with exponent {}{whose}{incomplete}{one_of}:", part.exponent);
             for site in &part.sites {
                 let sign = if site.exponent > 0 { format!("+{}", site.exponent) } else { site.exponent.to_string() };
                 let kind = serde_json::to_value(site.kind)

@@ -4804,3 +4804,23 @@ fn an_in_place_multiply_into_a_view_scales_the_tensor_viewed() {
         assert_eq!((got_code, got.as_str()), (code, verdict), "{entry}: {}", out.stdout);
     }
 }
+
+#[test]
+fn a_shared_expert_scaled_by_the_routed_factor_is_mixed() {
+    // `(routed + shared) * v` and `routed + shared * v` carried one exponent on the output and
+    // read ONCE; the shared expert's output is a part of its own, which the factor must not scale.
+    for (entry, code, verdict) in [
+        ("gate.shared_scaled.ScaledRoutedMoE", 0, "ONCE"),
+        ("gate.shared_scaled.GatedSharedMoE", 0, "ONCE"),
+        ("gate.shared_scaled.ScaledSumMoE", 1, "MIXED"),
+        ("gate.shared_scaled.ScaledSharedMoE", 1, "MIXED"),
+        ("gate.shared_scaled.DividedSharedMoE", 1, "INVERSE"),
+    ] {
+        let (got_code, got, out) = trace("trace/router", &["--entry", entry]);
+        assert_eq!((got_code, got.as_str()), (code, verdict), "{entry}: {}", out.stdout);
+        if verdict == "MIXED" {
+            let parts = out.json()["rows"][0]["parts"].clone();
+            assert!(parts.as_array().unwrap().iter().any(|p| p["shared"] == true), "{parts:#}");
+        }
+    }
+}
