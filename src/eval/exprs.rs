@@ -1608,6 +1608,8 @@ impl Interp<'_, '_> {
                 let getter = self.enum_member_method(c, attr).expect("just found");
                 self.call_function(getter, Some(value.clone()), super::calls::Args::default(), pc, loc)
             }
+            // `w.data`, `w.T`: the tensor itself (its storage, or a view of it).
+            Value::Num(n) if n.tensor && TENSOR_VIEW_ATTRS.contains(&attr) => G::under(*pc, value.clone()),
             Value::Num(_) | Value::ExternalObj(_) | Value::Const(_) | Value::Tuple(_) => {
                 G::under(pc.clone(), Value::Method(Box::new(value.clone()), Rc::from(attr)))
             }
@@ -2112,6 +2114,16 @@ impl Interp<'_, '_> {
                 }
                 _ => {}
             },
+            // `param.data` of a tensor is the tensor: the write goes to the tensor's holder (an
+            // object's own `data` field is set as any attribute).
+            Expr::Attribute(attr) if TENSOR_VIEW_ATTRS.contains(&attr.attr.as_str()) => {
+                let base = self.eval(frame, &attr.value, pc);
+                if base.iter().any(|(_, v)| matches!(v, Value::Num(n) if n.tensor)) {
+                    self.assign_in_place(frame, &attr.value, value, pc)
+                } else {
+                    self.assign_target(frame, target, value, pc)
+                }
+            }
             _ => self.assign_target(frame, target, value, pc),
         }
     }
@@ -2744,6 +2756,10 @@ pub const SCALING_METHODS: &[&str] = &[
 
 /// Tensor methods whose result shares storage with the receiver: writing into the result
 /// writes into the receiver.
+/// Attributes of a tensor that are the tensor itself, or a view of it: written in place, they
+/// write into the tensor (`param.data.mul_(v)`).
+pub const TENSOR_VIEW_ATTRS: &[&str] = &["data", "T", "mT", "H", "mH"];
+
 pub const VIEWS: &[&str] = &[
     "view",
     "view_as",

@@ -4824,3 +4824,20 @@ fn a_shared_expert_scaled_by_the_routed_factor_is_mixed() {
         }
     }
 }
+
+#[test]
+fn a_factor_folded_into_weights_through_param_data_counts() {
+    // `self.w2_weight.data.mul_(v)` at loading, and the block's multiply: twice where it folds.
+    // `.data` read as a method of the tensor lost both the fold and the weights.
+    for entry in ["gate.folded_weights.FoldedWeightsMoE", "gate.folded_weights.TransposedFoldMoE"] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", entry]);
+        assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{entry}: {}", out.stdout);
+        assert_eq!(
+            rows(&out),
+            [("ONCE".into(), 1, "not config.fold_scale".into()), ("TWICE".into(), 2, "config.fold_scale".into())],
+            "{entry}: {}",
+            out.stdout
+        );
+    }
+}
+
