@@ -8,6 +8,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use super::cond::Cond;
 use super::interp::{Frame, Interp, ObjKind};
 use super::value::*;
+use crate::syntax::Constant;
 
 impl Interp<'_, '_> {
     pub fn exec_block(&mut self, frame: &mut Frame, body: &[Stmt], pc: &Cond) {
@@ -351,17 +352,93 @@ impl Interp<'_, '_> {
             | Stmt::Nonlocal(_)
             | Stmt::TypeAlias(_)
             | Stmt::IpyEscapeCommand(_) => {}
+            // The first case whose pattern matches (and whose guard holds) runs: a value
+            // pattern is the subject's equality with it, the same atom as `if subject == v`.
             Stmt::Match(node) => {
-                let _ = self.eval(frame, &node.subject, pc);
-                self.blocker(loc, "`match` statements: every case is evaluated as possible", pc);
+                let subject = self.eval(frame, &node.subject, pc);
+                let subject_text = self.text(self.loc(frame.file, node.subject.as_ref()));
+                let mut rest = *pc;
                 for case in &node.cases {
-                    let text = self.text(self.loc(frame.file, &case.pattern));
-                    let atom = self
-                        .atom(super::cond::AtomKey::Test(format!("case {text} @{}", loc.span.start)), || {
-                            format!("case {text}")
-                        });
-                    self.exec_block(frame, &case.body, &pc.and(&atom));
+                    if !self.conds.feasible(&rest) {
+                        break;
+                    }
+                    let matches = self.pattern_test(frame, &case.pattern, &subject, &subject_text, &rest);
+                    let mut here = rest.and(&matches);
+                    if let Some(guard) = &case.guard {
+                        if self.conds.feasible(&here) {
+                            let holds = self.branch_condition(frame, guard, &here);
+                            here = here.and(&holds);
+                        }
+                    }
+                    if self.conds.feasible(&here) {
+                        self.exec_block(frame, &case.body, &here);
+                    }
+                    rest = rest.and(&here.not());
                 }
+            }
+        }
+    }
+
+    /// The condition under which `pattern` matches `subject` (within `pc`), binding the names
+    /// it captures. Value, singleton, wildcard, capture and `|` patterns are exact; a class,
+    /// sequence or mapping pattern is an atom of its own, said to be unresolved.
+    fn pattern_test(
+        &mut self,
+        frame: &mut Frame,
+        pattern: &ast::Pattern,
+        subject: &G,
+        subject_text: &str,
+        pc: &Cond,
+    ) -> Cond {
+        let loc = self.loc(frame.file, pattern);
+        match pattern {
+            ast::Pattern::MatchValue(p) => {
+                let value = self.eval(frame, &p.value, pc);
+                let text = self.text(self.loc(frame.file, p.value.as_ref()));
+                self.compare(subject, ast::CmpOp::Eq, &value, subject_text, &text, loc)
+            }
+            ast::Pattern::MatchSingleton(p) => {
+                let constant = match p.value {
+                    ast::Singleton::None => Constant::None,
+                    ast::Singleton::True => Constant::Bool(true),
+                    ast::Singleton::False => Constant::Bool(false),
+                };
+                let text = constant.to_string();
+                let value = G::under(*pc, Value::Const(constant));
+                self.compare(subject, ast::CmpOp::Is, &value, subject_text, &text, loc)
+            }
+            ast::Pattern::MatchAs(p) => {
+                let matches = match &p.pattern {
+                    Some(inner) => self.pattern_test(frame, inner, subject, subject_text, pc),
+                    None => self.conds.truth(),
+                };
+                if let Some(name) = &p.name {
+                    let bound = pc.and(&matches);
+                    if self.conds.feasible(&bound) {
+                        self.assign_local(
+                            frame,
+                            &Name::new(name.as_str()),
+                            subject.restrict(&self.conds, &bound),
+                            &bound,
+                        );
+                    }
+                }
+                matches
+            }
+            ast::Pattern::MatchOr(p) => {
+                let mut any = self.conds.falsity();
+                for alternative in &p.patterns {
+                    let holds = self.pattern_test(frame, alternative, subject, subject_text, pc);
+                    any = any.or(&holds);
+                }
+                any
+            }
+            _ => {
+                self.blocker(loc, "a class, sequence or mapping pattern in `match`: taken as an unknown test", pc);
+                let text = self.text(loc);
+                self.atom(super::cond::AtomKey::Test(format!("case {text} @{}", loc.span.start)), || {
+                    format!("case {text}")
+                })
             }
         }
     }

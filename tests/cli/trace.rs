@@ -4841,3 +4841,25 @@ fn a_factor_folded_into_weights_through_param_data_counts() {
     }
 }
 
+#[test]
+fn a_match_statement_runs_its_first_matching_case() {
+    // Each case was an independent atom: rows where two cases ran, or where the match and an
+    // `if` on the same setting disagreed. A value pattern is an equality with the subject.
+    for entry in ["gate.match_backend.MatchBackendMoE", "gate.match_backend.GuardedMatchMoE"] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", entry]);
+        assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{entry}: {}", out.stdout);
+        assert!(out.json()["unresolved"].as_array().unwrap().is_empty(), "{entry}: {}", out.stdout);
+    }
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.match_backend.MissingCaseMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "config.moe_backend == \"fused\"".into()),
+            ("ONCE".into(), 1, "config.moe_backend == \"triton\"".into()),
+            ("NEVER".into(), 0, "config.moe_backend not in (\"fused\", \"triton\")".into())
+        ],
+        "{}",
+        out.stdout
+    );
+}
