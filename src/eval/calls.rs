@@ -141,8 +141,10 @@ impl Interp<'_, '_> {
 
         // In-place tensor methods (`x.mul_(v)`, `shared.add_(routed, alpha=v)`) update `x`.
         if let Expr::Attribute(attr) = call.func.as_ref() {
-            if attr.attr.as_str().ends_with('_') && !attr.attr.as_str().starts_with('_') && is_assignable(&attr.value) {
-                let receiver = self.eval(frame, &attr.value, pc);
+            if is_in_place_method(attr.attr.as_str()) && is_assignable(&attr.value) {
+                // (The receiver of a chained call, `out.mul_(v).add_(y)`, is `out` as the inner
+                // call left it: evaluating the inner call again would apply it again.)
+                let receiver = self.eval(frame, written_base(&attr.value), pc);
                 let tensor = |v: &Value| {
                     matches!(v, Value::Num(_))
                         || matches!(v, Value::Sym(_)) && super::exprs::SCALING_METHODS.contains(&attr.attr.as_str())
@@ -2776,17 +2778,39 @@ fn shared_output(value: Value) -> Value {
     }
 }
 
+/// A tensor method that changes its receiver and returns it (`mul_`, `add_`), not a private
+/// name.
+pub(super) fn is_in_place_method(name: &str) -> bool {
+    name.ends_with('_') && !name.starts_with('_')
+}
+
 /// Whether an in-place method's receiver is a place a write can reach: a name, an attribute, a
-/// subscript, or a view of one (`out.view(-1, h).mul_(v)` scales `out`).
+/// subscript, a view of one (`out.view(-1, h).mul_(v)` scales `out`), or an in-place call on
+/// one, which returns its receiver (`out.mul_(v).mul_(v)` scales `out` twice).
 fn is_assignable(expr: &Expr) -> bool {
     match expr {
         Expr::Name(_) | Expr::Attribute(_) | Expr::Subscript(_) => true,
         Expr::Call(call) => match call.func.as_ref() {
-            Expr::Attribute(attr) => super::exprs::VIEWS.contains(&attr.attr.as_str()) && is_assignable(&attr.value),
+            Expr::Attribute(attr) => {
+                let name = attr.attr.as_str();
+                (super::exprs::VIEWS.contains(&name) || is_in_place_method(name)) && is_assignable(&attr.value)
+            }
             _ => false,
         },
         _ => false,
     }
+}
+
+/// The receiver an in-place call chain writes into, its in-place calls taken off
+/// (`out.mul_(v)` in `out.mul_(v).add_(y)` is `out`).
+fn written_base(mut expr: &Expr) -> &Expr {
+    while let Expr::Call(call) = expr {
+        match call.func.as_ref() {
+            Expr::Attribute(attr) if is_in_place_method(attr.attr.as_str()) => expr = &attr.value,
+            _ => break,
+        }
+    }
+    expr
 }
 
 /// Functions compiled for a device (`@triton.jit`, `@triton.autotune`, `@triton.heuristics`).

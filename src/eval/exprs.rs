@@ -2109,7 +2109,11 @@ impl Interp<'_, '_> {
                 }
             }
             Expr::Call(call) => match call.func.as_ref() {
-                Expr::Attribute(attr) if VIEWS.contains(&attr.attr.as_str()) => {
+                // A view, or an in-place method (which returns its receiver): the write goes to
+                // what it was called on.
+                Expr::Attribute(attr)
+                    if VIEWS.contains(&attr.attr.as_str()) || super::calls::is_in_place_method(attr.attr.as_str()) =>
+                {
                     self.assign_in_place(frame, &attr.value, value, pc)
                 }
                 _ => {}

@@ -4799,6 +4799,8 @@ fn an_in_place_multiply_into_a_view_scales_the_tensor_viewed() {
         ("gate.view_in_place.ViewScaledMoE", 0, "ONCE"),
         ("gate.view_in_place.ViewOfViewScaledMoE", 0, "ONCE"),
         ("gate.view_in_place.ScaledThenViewScaledMoE", 1, "TWICE"),
+        ("gate.view_in_place.ChainedInPlaceMoE", 1, "TWICE"),
+        ("gate.view_in_place.ChainedScaleAndAddMoE", 0, "ONCE"),
     ] {
         let (got_code, got, out) = trace("trace/router", &["--entry", entry]);
         assert_eq!((got_code, got.as_str()), (code, verdict), "{entry}: {}", out.stdout);
