@@ -2758,12 +2758,12 @@ pub const SCALING_METHODS: &[&str] = &[
     "addbmm_",
 ];
 
-/// Tensor methods whose result shares storage with the receiver: writing into the result
-/// writes into the receiver.
 /// Attributes of a tensor that are the tensor itself, or a view of it: written in place, they
 /// write into the tensor (`param.data.mul_(v)`).
 pub const TENSOR_VIEW_ATTRS: &[&str] = &["data", "T", "mT", "H", "mH"];
 
+/// Tensor methods whose result shares storage with the receiver: writing into the result
+/// writes into the receiver.
 pub const VIEWS: &[&str] = &[
     "view",
     "view_as",
