@@ -2765,13 +2765,13 @@ fn is_shared_expert(name: &str) -> bool {
     name.contains("shared_expert") || name.trim_start_matches('_') == "shared_mlp"
 }
 
-/// What a shared expert gives: its data parts that carry no factor are the shared expert's
-/// (see `Part::shared`); a part that came in scaled is left as it is.
+/// What a shared expert gives: its data is the shared expert's (see `Part::shared`), also where
+/// its input came in scaled (the routed experts wrote their scaled output into the hidden
+/// states in place, and the shared expert read them: vLLM PR 28939's shape).
 fn shared_output(value: Value) -> Value {
     match value {
-        Value::Num(n) if n.tensor && n.parts.iter().any(|p| p.exp == 0 && !p.zero && !p.shared) => {
-            let parts =
-                n.parts.iter().map(|p| Part { shared: p.shared || (p.exp == 0 && !p.zero), ..p.clone() }).collect();
+        Value::Num(n) if n.tensor && n.parts.iter().any(|p| !p.zero && !p.shared) => {
+            let parts = n.parts.iter().map(|p| Part { shared: p.shared || !p.zero, ..p.clone() }).collect();
             Value::Num(Rc::new(Num { parts, ..(*n).clone() }.normalize()))
         }
         other => other,

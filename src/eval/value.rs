@@ -43,7 +43,7 @@ pub struct Part {
     /// it): scaling it applies nothing, and beside other parts it is none of the data.
     pub zero: bool,
     /// The part is a shared expert's output (what a module held as `shared_expert(s)` or
-    /// `shared_mlp` gave, unscaled): the routed experts' factor must not scale it. (A routing
+    /// `shared_mlp` gave): the routed experts' factor must not scale it. (A routing
     /// kernel's fused shared-expert slot is not marked: its parts would stop merging with the
     /// others at the alternatives bound.)
     pub shared: bool,

@@ -4816,6 +4816,7 @@ fn a_shared_expert_scaled_by_the_routed_factor_is_mixed() {
         ("gate.shared_scaled.GatedSharedMoE", 0, "ONCE"),
         ("gate.shared_scaled.ScaledSumMoE", 1, "MIXED"),
         ("gate.shared_scaled.ScaledSharedMoE", 1, "MIXED"),
+        ("gate.shared_scaled.InPlaceRoutedThenSharedMoE", 1, "MIXED"),
         ("gate.shared_scaled.DividedSharedMoE", 1, "INVERSE"),
     ] {
         let (got_code, got, out) = trace("trace/router", &["--entry", entry]);
