@@ -2758,11 +2758,20 @@ pub fn taint(n: &Num, blocker: u32) -> Num {
     Num { tensor: n.tensor, parts, shape: n.shape }
 }
 
-/// Whether a module held under this name is a shared expert (or its gate): `shared_experts`,
-/// `shared_expert`, `_shared_experts`, `shared_expert_gate`, `shared_mlp`, as every framework
-/// names them.
+/// Whether a module (or method) called under this name gives a shared expert's output: the
+/// names the frameworks give the shared expert, its gate and the method running it. (Not every
+/// name that mentions it: `_gather_shared_expert_inputs` gives the expert's input.)
 fn is_shared_expert(name: &str) -> bool {
-    name.contains("shared_expert") || name.trim_start_matches('_') == "shared_mlp"
+    matches!(
+        name.trim_start_matches('_'),
+        "shared_experts"
+            | "shared_expert"
+            | "share_expert"
+            | "shared_expert_gate"
+            | "shared_mlp"
+            | "forward_shared_experts"
+            | "forward_shared_expert"
+    )
 }
 
 /// What a shared expert gives: its data is the shared expert's (see `Part::shared`), also where
