@@ -2064,14 +2064,7 @@ impl Interp<'_, '_> {
         let hop = self.hop(loc, HopKind::Origin, text);
         Value::Num(Rc::new(Num {
             tensor: false,
-            parts: vec![Part {
-                exp: 1,
-                sites: Rc::from([]),
-                chain: Rc::from([hop]),
-                unknown: None,
-                zero: false,
-                shared: false,
-            }],
+            parts: vec![Part { exp: 1, chain: Rc::from([hop]), ..Part::plain() }],
             shape: None,
         }))
     }

@@ -1793,18 +1793,8 @@ fn uniformly_scaled(n: &Num) -> bool {
 /// The data with its scale taken off: what it was made of is no application any more (what
 /// went through an unresolved callee still did).
 fn unscaled(n: &Num) -> Num {
-    let parts = n
-        .parts
-        .iter()
-        .map(|p| Part {
-            exp: 0,
-            sites: Rc::from([]),
-            chain: Rc::from([]),
-            unknown: p.unknown,
-            zero: p.zero,
-            shared: p.shared,
-        })
-        .collect();
+    let parts =
+        n.parts.iter().map(|p| Part { unknown: p.unknown, zero: p.zero, shared: p.shared, ..Part::plain() }).collect();
     Num { tensor: true, parts, shape: n.shape }.normalize()
 }
 

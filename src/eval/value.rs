@@ -50,6 +50,11 @@ pub struct Part {
 }
 
 impl Part {
+    /// Data of no scale, with no history: nothing applied, nothing unknown.
+    pub fn plain() -> Part {
+        Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None, zero: false, shared: false }
+    }
+
     /// Whether it took part in scaling: a non-zero exponent, an application site (even one a
     /// division cancelled), or code whose effect on the scale is not known.
     pub fn touched(&self) -> bool {
@@ -82,36 +87,14 @@ pub struct Num {
 
 impl Num {
     pub fn plain_tensor() -> Num {
-        Num {
-            tensor: true,
-            parts: vec![Part {
-                exp: 0,
-                sites: Rc::from([]),
-                chain: Rc::from([]),
-                unknown: None,
-                zero: false,
-                shared: false,
-            }],
-            shape: None,
-        }
+        Num { tensor: true, parts: vec![Part::plain()], shape: None }
     }
 
     /// A tensor of zeros (`torch.zeros(...)`, `torch.zeros_like(x)`, `x.new_zeros(...)`): data
     /// that carries nothing until something is added into it. (Not `x.zero_()`: a buffer
     /// zeroed in place is often filled by a kernel the trace does not follow.)
     pub fn zero_tensor() -> Num {
-        Num {
-            tensor: true,
-            parts: vec![Part {
-                exp: 0,
-                sites: Rc::from([]),
-                chain: Rc::from([]),
-                unknown: None,
-                zero: true,
-                shared: false,
-            }],
-            shape: None,
-        }
+        Num { tensor: true, parts: vec![Part { zero: true, ..Part::plain() }], shape: None }
     }
 
     /// Whether some part carries the traced value (a non-zero exponent).
