@@ -13,6 +13,8 @@ use ruff_python_ast::name::Name;
 use ruff_text_size::Ranged;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::assume::assumed_truth;
+pub use super::assume::{Assume, AssumedValue, assumed_equals};
 use super::builtins::RangeBounds;
 use super::cond::{AtomKey, Cond, Conds};
 use super::kernels::KernelModels;
@@ -145,23 +147,6 @@ pub enum Reached {
     Param(SymId),
     /// An object held in a field of one.
     Object(HeapId),
-}
-
-/// A `--assume NAME=VALUE`.
-#[derive(Clone, Debug)]
-pub struct Assume {
-    pub name: String,
-    pub value: AssumedValue,
-    /// Whether it matched anything (reported when it did not).
-    pub used: std::cell::Cell<bool>,
-    /// The `--platform` it stands for a part of, if it is not the user's own.
-    pub from_platform: Option<super::platform::Platform>,
-}
-
-#[derive(Clone, Debug)]
-pub enum AssumedValue {
-    Const(Constant),
-    Class(ClassId),
 }
 
 /// The value being traced.
@@ -2377,34 +2362,6 @@ pub fn find_expr(suite: &[ruff_python_ast::Stmt], range: Span) -> Option<&ruff_p
         }
     }
     finder.found
-}
-
-/// Whether an assumed constant is the one a test compares with. A value given on the command
-/// line may be written bare where the code compares a string (`SGLANG_CUTLASS_MOE=1` against
-/// `== "1"`: environment values are strings), or quoted where it compares a number.
-pub fn assumed_equals(assumed: &Constant, expected: &Constant) -> bool {
-    super::exprs::consts_equal(assumed, expected)
-        || match (assumed, expected) {
-            (Constant::Str(a), b) if !matches!(b, Constant::Str(_)) => *a == b.to_string(),
-            (a, Constant::Str(b)) if !matches!(a, Constant::Str(_)) => a.to_string() == *b,
-            _ => false,
-        }
-}
-
-/// What an assumed value says about an atom.
-fn assumed_truth(key: &AtomKey, value: &AssumedValue) -> Option<bool> {
-    match (key, value) {
-        (AtomKey::Truthy(_) | AtomKey::Test(_), AssumedValue::Const(c)) => Some(super::cond::constant_truthy(c)),
-        (AtomKey::Equals(_, expected), AssumedValue::Const(c)) => Some(assumed_equals(c, expected)),
-        (AtomKey::IsClass(_, class), AssumedValue::Class(assumed)) => Some(class == assumed),
-        // The value assumed: whether it is above the bound.
-        (AtomKey::Above { bits, strict, .. }, AssumedValue::Const(c)) => {
-            let v = super::cond::numeric(c)?;
-            let bound = f64::from_bits(*bits);
-            Some(if *strict { v > bound } else { v >= bound })
-        }
-        _ => None,
-    }
 }
 
 /// Characters a symbol's label keeps (see [`bounded_label`]).

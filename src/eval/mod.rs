@@ -4,6 +4,7 @@
 //!
 //! Architecture invariant: the evaluator never prints; it returns a [`report::TraceReport`].
 
+mod assume;
 mod builtins;
 mod calls;
 pub mod cond;
