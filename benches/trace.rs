@@ -56,6 +56,7 @@ fn main() {
         origin: None,
         kernel_files: Vec::new(),
         max_steps: scaletrace::eval::MAX_STEPS,
+        max_cases: scaletrace::eval::split::MAX_CASES,
     };
     let template = options.clone();
     let (trace_time, outcome) = timed_trace(&resolver, options);
@@ -108,7 +109,8 @@ fn main() {
 
 type Outcome = Result<(scaletrace::eval::report::Verdict, usize, usize), String>;
 
-/// A trace, timed. The evaluator recurses deeply on real code: it runs on a thread with room.
+/// A trace as the command runs it (answered case by case where a bound stops it), timed. The
+/// evaluator recurses deeply on real code: it runs on a thread with room.
 fn timed_trace(resolver: &scaletrace::resolve::Resolver, options: TraceOptions) -> (std::time::Duration, Outcome) {
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()

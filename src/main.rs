@@ -234,6 +234,7 @@ fn trace_options(
         origin,
         kernel_files,
         max_steps: args.max_steps,
+        max_cases: args.max_cases,
     })
 }
 

@@ -4,7 +4,7 @@ use super::cond::AtomKey;
 use crate::index::ClassId;
 use crate::syntax::Constant;
 
-/// A `--assume NAME=VALUE`.
+/// A `--assume NAME=VALUE`, or one case of a split (see `split`).
 #[derive(Clone, Debug)]
 pub struct Assume {
     pub name: String,
@@ -15,10 +15,33 @@ pub struct Assume {
     pub from_platform: Option<super::platform::Platform>,
 }
 
+impl Assume {
+    pub fn new(name: impl Into<String>, value: AssumedValue) -> Self {
+        Assume { name: name.into(), value, used: std::cell::Cell::new(false), from_platform: None }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum AssumedValue {
     Const(Constant),
     Class(ClassId),
+    /// A value unequal to each of these constants: the case a split leaves after the values
+    /// it names (`get_moe_a2a_backend()` none of those the code was seen to test). Its other
+    /// tests (equality with other constants, truthiness, order) stay free.
+    NoneOf(Vec<Constant>),
+}
+
+impl std::fmt::Display for AssumedValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AssumedValue::Const(c) => write!(f, "{c}"),
+            AssumedValue::Class(_) => write!(f, "(a class)"),
+            AssumedValue::NoneOf(values) => {
+                let values: Vec<String> = values.iter().map(|c| c.to_string()).collect();
+                write!(f, "none of {}", values.join(", "))
+            }
+        }
+    }
 }
 
 /// Whether an assumed constant is the one a test compares with. A value given on the command
@@ -38,6 +61,9 @@ pub fn assumed_truth(key: &AtomKey, value: &AssumedValue) -> Option<bool> {
     match (key, value) {
         (AtomKey::Truthy(_) | AtomKey::Test(_), AssumedValue::Const(c)) => Some(super::cond::constant_truthy(c)),
         (AtomKey::Equals(_, expected), AssumedValue::Const(c)) => Some(assumed_equals(c, expected)),
+        (AtomKey::Equals(_, expected), AssumedValue::NoneOf(listed)) => {
+            listed.iter().any(|c| assumed_equals(c, expected)).then_some(false)
+        }
         (AtomKey::IsClass(_, class), AssumedValue::Class(assumed)) => Some(class == assumed),
         // The value assumed: whether it is above the bound.
         (AtomKey::Above { bits, strict, .. }, AssumedValue::Const(c)) => {

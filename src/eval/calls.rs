@@ -506,7 +506,7 @@ impl Interp<'_, '_> {
                     a.used.set(true);
                     Some(super::cond::constant_truthy(c))
                 }
-                super::interp::AssumedValue::Class(_) => None,
+                super::interp::AssumedValue::Class(_) | super::interp::AssumedValue::NoneOf(_) => None,
             })
         else {
             return;

@@ -1083,9 +1083,17 @@ impl Interp<'_, '_> {
         let names: Vec<String> = std::iter::once(sym.display.clone()).chain(sym.aliases.iter().cloned()).collect();
         if let Some(assume) = self.assumption_of_test(&names, Some(c)) {
             assume.used.set(true);
-            if let super::interp::AssumedValue::Const(v) = &assume.value {
-                let equal = super::interp::assumed_equals(v, c);
-                return self.conds.constant(equal);
+            match &assume.value {
+                super::interp::AssumedValue::Const(v) => {
+                    let equal = super::interp::assumed_equals(v, c);
+                    return self.conds.constant(equal);
+                }
+                super::interp::AssumedValue::NoneOf(listed) => {
+                    if listed.iter().any(|v| super::interp::assumed_equals(v, c)) {
+                        return self.conds.constant(false);
+                    }
+                }
+                super::interp::AssumedValue::Class(_) => {}
             }
         }
         // Compare with a constant's own truthiness when it is a boolean: `x == True` is `x`.

@@ -713,6 +713,8 @@ impl<'r, 'a> Interp<'r, 'a> {
                     Value::Sym(self.sym_id(key, display, class_hint))
                 }
                 AssumedValue::Const(c) => Value::Const(c),
+                // Its equalities with constants are fixed false (see `atom`); it stays unknown.
+                AssumedValue::NoneOf(_) => Value::Sym(self.sym_id(key, display, class_hint)),
                 AssumedValue::Class(class) => {
                     let id = self.sym_id(key, display, Some(class));
                     self.abstract_object(class, id)
@@ -1548,7 +1550,7 @@ impl<'r, 'a> Interp<'r, 'a> {
                 assume.used.set(true);
                 return match &assume.value {
                     AssumedValue::Const(c) => Value::Const(c.clone()),
-                    AssumedValue::Class(_) => value,
+                    AssumedValue::Class(_) | AssumedValue::NoneOf(_) => value,
                 };
             }
         }

@@ -25,6 +25,7 @@ mod platform;
 mod registry;
 mod relevance;
 pub mod report;
+pub mod split;
 mod stmts;
 mod summary;
 pub mod trace;
@@ -32,4 +33,6 @@ pub mod value;
 
 pub use interp::{Assume, AssumedValue, MAX_STEPS};
 pub use platform::Platform;
-pub use report::{TraceOptions, TraceReport, run};
+pub use report::{TraceOptions, TraceReport};
+/// A trace as the command runs it: answered case by case where a bound stops it.
+pub use split::run;

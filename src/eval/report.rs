@@ -36,6 +36,9 @@ pub struct TraceOptions {
     /// The evaluation budget in steps (see `Interp::step`; [`super::interp::MAX_STEPS`] by
     /// default).
     pub max_steps: usize,
+    /// When a bound stops the evaluation: the most cases it is answered again in, one per
+    /// value of what it branched on most (0: never; see `split`).
+    pub max_cases: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -70,6 +73,13 @@ pub struct TraceReport {
     /// MoE layers): the answer for each such block's output, which `verdict` is about.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub blocks: Vec<TraceReport>,
+    /// When a bound stopped the evaluation of every configuration at once: the atom or value
+    /// split on, and the answer in each of its cases (which `verdict` combines; `rows` is then
+    /// empty). See `split`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split_on: Option<SplitOut>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cases: Vec<super::split::CaseOut>,
     /// The atoms the rows' conditions are made of.
     pub atoms: Vec<AtomOut>,
     pub assumptions: Vec<AssumptionOut>,
@@ -197,6 +207,10 @@ pub struct SplitOut {
     /// (`name` is then the value, and `assume_as` fixes it to the first); empty for an atom.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<String>,
+    /// The cases that cover every configuration of this atom or value, each fixed by an
+    /// assumption (see `split`); empty when it cannot be split.
+    #[serde(skip)]
+    pub cases: Vec<super::split::SplitCase>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -793,7 +807,7 @@ fn answer_block(
 
 /// The verdict over several answers: ONCE when all are; the kind of the problem answers when
 /// they agree; MIXED when they do not; UNKNOWN when only unknown answers keep it from ONCE.
-fn combined(verdicts: impl Iterator<Item = Verdict>) -> Verdict {
+pub(crate) fn combined(verdicts: impl Iterator<Item = Verdict>) -> Verdict {
     let verdicts: BTreeSet<Verdict> = verdicts.collect();
     let problems: Vec<Verdict> =
         verdicts.iter().copied().filter(|v| !matches!(v, Verdict::Once | Verdict::Unknown)).collect();
@@ -1469,8 +1483,8 @@ fn answer(
         .map(|a| AssumptionOut {
             name: a.name.clone(),
             value: match &a.value {
-                AssumedValue::Const(c) => c.to_string(),
                 AssumedValue::Class(c) => index.class_path(*c),
+                other => other.to_string(),
             },
             used: a.used.get(),
             platform: a.from_platform.map(|p| p.name()),
@@ -1508,6 +1522,8 @@ fn answer(
         verdicts,
         rows,
         blocks: Vec::new(),
+        split_on: None,
+        cases: Vec::new(),
         atoms,
         assumptions,
         untouched_outputs,
@@ -1775,12 +1791,13 @@ fn widest_splits(interp: &Interp) -> Vec<SplitOut> {
                 }
                 _ => (literal, Vec::new()),
             };
-            SplitOut { name, assume_as, branches, values }
+            let cases = super::split::cases(interp, first, &members);
+            SplitOut { name, assume_as, branches, values, cases }
         })
         .collect()
 }
 
-fn assume_spelling(atom: &str) -> String {
+pub(crate) fn assume_spelling(atom: &str) -> String {
     shell_word(&assignment(atom))
 }
 
@@ -1833,7 +1850,7 @@ fn reads_back_as_string(s: &str) -> bool {
 }
 
 /// `text` as one shell word: in single quotes unless every character is safe bare.
-fn shell_word(text: &str) -> String {
+pub(crate) fn shell_word(text: &str) -> String {
     if text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '=' | ',')) {
         text.to_string()
     } else {

@@ -331,6 +331,10 @@ fn literal(lit: &crate::eval::report::Literal) -> String {
 
 pub fn trace(report: &crate::eval::TraceReport) -> String {
     let mut out = String::new();
+    if let Some(split) = &report.split_on {
+        trace_cases(&mut out, report, split, None);
+        return out;
+    }
     if report.blocks.is_empty() {
         trace_output(&mut out, report, true);
         return out;
@@ -373,6 +377,56 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
     );
     trace_output(&mut out, report, true);
     out
+}
+
+/// An answer split into cases because a bound stopped the evaluation of every configuration
+/// at once: which cases, their verdicts, each case in full, then the bounds that made the split.
+/// `within`: the case it is a split of, when a bound stopped a case too.
+fn trace_cases(
+    out: &mut String,
+    report: &crate::eval::TraceReport,
+    split: &crate::eval::report::SplitOut,
+    within: Option<&str>,
+) {
+    let name = |v: crate::eval::report::Verdict| {
+        serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    };
+    let _ = writeln!(
+        out,
+        "{} on the output of {}.{}: {}",
+        report.value,
+        report.entry,
+        report.methods.join(", "),
+        name(report.verdict)
+    );
+    let what = if split.values.is_empty() { "the test" } else { "the value" };
+    let _ = writeln!(
+        out,
+        "  a bound stopped the evaluation of every configuration at once (bounds hit at the end): answered in\n  {} cases of {}, {what} it branched on most, each evaluated on its own as with that --assume:",
+        report.cases.len(),
+        split.name
+    );
+    let width = report.cases.iter().map(|c| c.condition.chars().count()).max().unwrap_or(0).min(60);
+    for case in &report.cases {
+        let assume = case.assume_as.iter().flatten().map(|a| format!("--assume {a}")).collect::<Vec<_>>().join(" ");
+        let _ = writeln!(out, "    {:<width$}  {:<8} {assume}", case.condition, name(case.report.verdict));
+    }
+    for case in &report.cases {
+        let _ = writeln!(out, "\n=== case {} ===", case.condition);
+        match &case.report.split_on {
+            Some(inner) => trace_cases(out, &case.report, inner, Some(&case.condition)),
+            None => out.push_str(&trace(&case.report)),
+        }
+    }
+    match within {
+        Some(case) => {
+            let _ = writeln!(out, "\n=== case {case}, every configuration of it at once ===");
+        }
+        None => {
+            let _ = writeln!(out, "\n=== every configuration at once ===");
+        }
+    }
+    bounds_and_stats(out, report);
 }
 
 /// One output's answer; `global` adds what concerns the whole evaluation (atoms, assumptions,
@@ -649,6 +703,11 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
             let _ = writeln!(out, "  {location}{}", note.what);
         }
     }
+    bounds_and_stats(out, report);
+}
+
+/// The bounds an evaluation hit, and its size.
+fn bounds_and_stats(out: &mut String, report: &crate::eval::TraceReport) {
     if !report.bounds.is_empty() {
         let _ = writeln!(out, "\nbounds hit ({}):", report.bounds.len());
         for note in &report.bounds {

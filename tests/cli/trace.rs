@@ -250,7 +250,8 @@ fn a_trace_cut_short_names_the_atoms_to_assume_first() {
     // More tests than the atom bound: the evaluation is cut short, and says which atom it
     // branched on most.
     let dir = wide_tree(|i| wide_test(i % 80 == 0, "config.hot"));
-    let out = run(dir.path(), &["trace", "routed_scaling_factor", "--entry", "Wide", "--format", "json"]);
+    let out =
+        run(dir.path(), &["trace", "routed_scaling_factor", "--entry", "Wide", "--max-cases", "0", "--format", "json"]);
     let json = out.json();
     assert_eq!((out.code, json["verdict"].as_str().unwrap()), (3, "UNKNOWN"), "{}", out.stdout);
     let top = &json["widest_splits"][0];
@@ -269,7 +270,8 @@ fn a_value_compared_with_several_constants_is_one_atom_to_assume() {
             + &wide_test(i % 100 == 0, "config.backend == \"a\"")
             + &wide_test(i % 150 == 0, "config.backend == \"b\"")
     });
-    let out = run(dir.path(), &["trace", "routed_scaling_factor", "--entry", "Wide", "--format", "json"]);
+    let out =
+        run(dir.path(), &["trace", "routed_scaling_factor", "--entry", "Wide", "--max-cases", "0", "--format", "json"]);
     let json = out.json();
     assert_eq!((out.code, json["verdict"].as_str().unwrap()), (3, "UNKNOWN"), "{}", out.stdout);
     let top = &json["widest_splits"][0];
@@ -277,7 +279,7 @@ fn a_value_compared_with_several_constants_is_one_atom_to_assume() {
     assert_eq!(top["values"], serde_json::json!(["\"a\"", "\"b\""]));
     assert_eq!(top["assume_as"], "config.backend=a");
     assert_eq!(json["widest_splits"][1]["name"], "config.hot");
-    let text = run(dir.path(), &["trace", "routed_scaling_factor", "--entry", "Wide"]).stdout;
+    let text = run(dir.path(), &["trace", "routed_scaling_factor", "--entry", "Wide", "--max-cases", "0"]).stdout;
     assert!(text.contains("config.backend == \"a\" | \"b\"   --assume config.backend=a"), "{text}");
 }
 
@@ -3304,7 +3306,8 @@ fn a_block_is_answered_on_its_own_when_a_bound_stops_the_entry() {
     // A budget too small for the layer's plumbing: the entry stops, and the block is built as
     // the entry builds it and answered on its own, with the same rows. The rest of the
     // model's raises are not its own.
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.alone_block.AloneModel", "--max-steps", "400"]);
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.alone_block.AloneModel", "--max-steps", "400", "--max-cases", "0"]);
     assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
     assert_eq!(only_block(&out), ("gate.alone_block.AloneMoE".into(), expected.to_vec()));
     let json = out.json();
@@ -3312,7 +3315,8 @@ fn a_block_is_answered_on_its_own_when_a_bound_stops_the_entry() {
     assert!(json["blocks"][0].get("raises").is_none(), "{}", out.stdout);
     // A budget too small to build the model: building it again would stop there too, so no
     // block is answered on its own.
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.alone_block.AloneModel", "--max-steps", "20"]);
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.alone_block.AloneModel", "--max-steps", "20", "--max-cases", "0"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     assert!(out.json().get("blocks").is_none(), "{}", out.stdout);
     // Its one row says why it holds nothing: the method never ran (it said the output held
@@ -3325,13 +3329,16 @@ fn a_block_is_answered_on_its_own_when_a_bound_stops_the_entry() {
     );
     // An entry that is a block itself (it keeps the factor and uses it) and stops: the top-k
     // inside it answers another question, and is not answered in its place.
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.alone_block.AloneMoE", "--max-steps", "60"]);
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.alone_block.AloneMoE", "--max-steps", "60", "--max-cases", "0"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     assert!(out.json().get("blocks").is_none(), "{}", out.stdout);
     // A block that stops on its own stays UNKNOWN: the top-k inside it, which holds the factor
     // too, does not answer for it.
-    let (code, verdict, out) =
-        trace("trace/router", &["--entry", "gate.alone_block.DeepAloneModel", "--max-steps", "400"]);
+    let (code, verdict, out) = trace(
+        "trace/router",
+        &["--entry", "gate.alone_block.DeepAloneModel", "--max-steps", "400", "--max-cases", "0"],
+    );
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     assert_eq!(only_block(&out).0, "gate.alone_block.PlumbingMoE");
     // A module holding the factor whose `forward` only raises (its holder calls another
@@ -3917,8 +3924,16 @@ fn rows_of_an_evaluation_a_bound_stopped_are_said_to_be_provisional() {
     // The fast path's row is found before the step budget runs out in the slow path's tail:
     // the row is shown, and said to be provisional up front (its "when" may be wider than the
     // configurations that reach it), in the text and in the JSON.
-    let args =
-        ["trace", "routed_scaling_factor", "--max-steps", "30", "--entry", "gate.stopped_early.EarlyAnsweredMoE"];
+    let args = [
+        "trace",
+        "routed_scaling_factor",
+        "--max-steps",
+        "30",
+        "--max-cases",
+        "0",
+        "--entry",
+        "gate.stopped_early.EarlyAnsweredMoE",
+    ];
     let out = run(&fixture("trace/router"), &args);
     assert!(out.stdout.contains("every row is provisional"), "{}", out.stdout);
     let json = run(&fixture("trace/router"), &[&args[..], &["--format", "json"]].concat()).json();
@@ -4865,4 +4880,71 @@ fn a_match_statement_runs_its_first_matching_case() {
         "{}",
         out.stdout
     );
+}
+
+#[test]
+fn a_trace_a_bound_stopped_is_answered_again_case_by_case() {
+    // Three long backend paths with a budget that one fits in, not the three: stopped, the
+    // trace is answered again with the backend fixed to each value seen compared, and to none
+    // of them. The step budget ran out before `== "c"` was reached: "none of a, b" leaves
+    // "c" free, and is split again where it stops too, which finds the double application.
+    let entry = "gate.split_backends.SplitBackendsMoE";
+    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "100", "--max-cases", "0"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "100"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["split_on"]["name"], "config.moe_backend", "{}", out.stdout);
+    assert_eq!(json["rows"], serde_json::json!([]));
+    let cases: Vec<(String, String, serde_json::Value)> = json["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["condition"].as_str().unwrap().into(),
+                c["report"]["verdict"].as_str().unwrap().into(),
+                c["assume_as"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cases,
+        [
+            ("config.moe_backend == \"a\"".into(), "ONCE".into(), serde_json::json!(["config.moe_backend=a"])),
+            ("config.moe_backend == \"b\"".into(), "ONCE".into(), serde_json::json!(["config.moe_backend=b"])),
+            ("config.moe_backend not in (\"a\", \"b\")".into(), "TWICE".into(), serde_json::Value::Null),
+        ]
+    );
+    let inner: Vec<(&str, &str)> = json["cases"][2]["report"]["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["condition"].as_str().unwrap(), c["report"]["verdict"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        inner,
+        [
+            ("config.moe_backend not in (\"a\", \"b\") and config.moe_backend == \"c\"", "TWICE"),
+            ("config.moe_backend not in (\"a\", \"b\") and not (config.moe_backend == \"c\")", "ONCE"),
+        ]
+    );
+    // The TWICE case's sites are the "c" path's two multiplications.
+    let twice = &json["cases"][2]["report"]["cases"][0]["report"]["rows"][0];
+    let lines: Vec<u64> = twice["parts"][0]["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["location"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [68, 69], "{twice}");
+    let text =
+        run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", entry, "--max-steps", "100"])
+            .stdout;
+    assert!(text.contains("answered in\n  3 cases of config.moe_backend"), "{text}");
+    assert!(text.contains("config.moe_backend == \"b\"             ONCE     --assume config.moe_backend=b"), "{text}");
+    // With the budget it needs, the one evaluation answers: no split.
+    let (code, verdict, out) = trace("trace/router", &["--entry", entry]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert!(out.json().get("cases").is_none(), "{}", out.stdout);
 }

@@ -349,6 +349,12 @@ enum UnionStopped {
     Widened,
 }
 
+/// Frees this thread's table (the conditions of the last trace on it are no longer valid):
+/// a thread that waits while other threads evaluate need not hold the nodes it made.
+pub fn release_table() {
+    TABLE.with(|t| *t.borrow_mut() = Table::fresh());
+}
+
 impl Default for Conds {
     /// A fresh table: conditions from an earlier trace on this thread are no longer valid.
     fn default() -> Self {
