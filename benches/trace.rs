@@ -56,6 +56,7 @@ fn main() {
         origin: None,
         kernel_files: Vec::new(),
         max_steps: scaletrace::eval::MAX_STEPS,
+        max_nodes: scaletrace::eval::MAX_NODES,
         max_cases: scaletrace::eval::split::MAX_CASES,
     };
     let template = options.clone();

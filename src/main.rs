@@ -234,6 +234,7 @@ fn trace_options(
         origin,
         kernel_files,
         max_steps: args.max_steps,
+        max_nodes: scaletrace::eval::MAX_NODES,
         max_cases: args.max_cases,
     })
 }

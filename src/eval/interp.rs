@@ -416,6 +416,8 @@ pub struct Interp<'r, 'a> {
     pub alone: Option<AloneBlock>,
     /// The evaluation budget in steps (`--max-steps`, [`MAX_STEPS`] by default).
     pub max_steps: usize,
+    /// The decision-diagram bound in nodes ([`MAX_NODES`] by default).
+    pub max_nodes: usize,
     /// The enum classes of the tree with their members' values, collected on first use (see
     /// [`Interp::enum_member_method`]).
     pub enum_members: Option<Rc<Vec<(ClassId, Vec<Constant>)>>>,
@@ -598,6 +600,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             loaded_phase_done: false,
             alone: None,
             max_steps: MAX_STEPS,
+            max_nodes: MAX_NODES,
             enum_members: None,
             enum_predicates: FxHashMap::default(),
             enum_typed: FxHashMap::default(),
@@ -2218,10 +2221,11 @@ impl<'r, 'a> Interp<'r, 'a> {
         }
         // Checked at every step (a thread-local read): a few large operations between sparser
         // checks took a trace millions of nodes past the bound.
-        if self.steps <= self.max_steps && super::cond::node_count() > MAX_NODES {
+        if self.steps <= self.max_steps && super::cond::node_count() > self.max_nodes {
+            let max_nodes = self.max_nodes;
             self.bound(
                 Some(loc),
-                format!("conditions grew past {MAX_NODES} decision-diagram nodes; evaluation stopped here"),
+                format!("conditions grew past {max_nodes} decision-diagram nodes; evaluation stopped here"),
             );
             self.steps = self.max_steps + 1;
         }

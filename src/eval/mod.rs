@@ -31,7 +31,7 @@ mod summary;
 pub mod trace;
 pub mod value;
 
-pub use interp::{Assume, AssumedValue, MAX_STEPS};
+pub use interp::{Assume, AssumedValue, MAX_NODES, MAX_STEPS};
 pub use platform::Platform;
 pub use report::{TraceOptions, TraceReport};
 /// A trace as the command runs it: answered case by case where a bound stops it.

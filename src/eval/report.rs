@@ -36,6 +36,8 @@ pub struct TraceOptions {
     /// The evaluation budget in steps (see `Interp::step`; [`super::interp::MAX_STEPS`] by
     /// default).
     pub max_steps: usize,
+    /// The decision-diagram bound in nodes ([`super::interp::MAX_NODES`] by default).
+    pub max_nodes: usize,
     /// When a bound stops the evaluation: the most cases it is answered again in, one per
     /// value of what it branched on most (0: never; see `split`).
     pub max_cases: usize,
@@ -398,6 +400,7 @@ fn build_entry<'r, 'a>(
     let traced = Traced { name: options.value.clone(), origin: options.origin };
     let mut interp = Interp::new(resolver, traced, options.assumes.clone(), kernels);
     interp.max_steps = options.max_steps;
+    interp.max_nodes = options.max_nodes;
     interp.alone = alone.map(|class| AloneBlock { class, entry: options.entry, building: 0, entry_built: false });
     let index = resolver.index;
     let entry = options.entry;

@@ -18,6 +18,9 @@ use crate::resolve::Resolver;
 /// constants is not split (a dozen backends is the usual width).
 pub const MAX_CASES: usize = 24;
 
+/// The share of the step budget the first case is tried with (see `run`).
+const PROBE_SHARE: usize = 4;
+
 /// One case of a split: the configurations it covers and the assumption that gives them.
 #[derive(Clone, Debug)]
 pub struct SplitCase {
@@ -33,10 +36,9 @@ pub struct SplitCase {
 #[derive(Clone, Debug, Serialize)]
 pub struct CaseOut {
     pub condition: String,
-    /// The `--assume`s that give this case alone (with the cases it is inside), when the
-    /// command line can say them.
+    /// The `--assume` that gives this case alone, when the command line can say it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub assume_as: Option<Vec<String>>,
+    pub assume_as: Option<String>,
     pub report: TraceReport,
 }
 
@@ -97,84 +99,67 @@ pub fn cases(interp: &Interp, first: usize, members: &[(usize, usize)]) -> Vec<S
     }
 }
 
-/// The trace, answered again case by case when a bound stopped it; a case a bound stopped
-/// again is split again while cases remain (`options.max_cases`: the most evaluations made
-/// after the first; 0 never splits).
+/// The trace, answered again case by case when a bound stopped it (`options.max_cases`: the
+/// most cases made; 0 never splits). A case a bound stops again stays UNKNOWN, with the
+/// widest splits of its own to assume.
 pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, String> {
-    let report = super::report::run(resolver, options.clone())?;
-    let mut budget = options.max_cases;
-    by_cases(resolver, &options, report, &mut budget, None)
-}
-
-/// `report` (of `options`, the configurations `within`), split when a bound stopped it.
-fn by_cases(
-    resolver: &Resolver,
-    options: &TraceOptions,
-    mut report: TraceReport,
-    budget: &mut usize,
-    within: Option<(&str, Option<&[String]>)>,
-) -> Result<TraceReport, String> {
-    if report.verdict != Verdict::Unknown || !bounded(&report) {
+    let mut report = super::report::run(resolver, options.clone())?;
+    if options.max_cases == 0 || report.verdict != Verdict::Unknown || !bounded(&report) {
         return Ok(report);
     }
     let Some(split) = widest(&report).cloned() else { return Ok(report) };
-    if split.cases.len() > *budget {
+    if split.cases.len() > options.max_cases {
         report.bounds.push(super::report::Note {
             location: None,
             what: format!(
-                "`{}` takes {} cases, more than the {} left of --max-cases: not answered case by case",
+                "`{}` takes {} cases, more than --max-cases {}: not answered case by case",
                 split.name,
                 split.cases.len(),
-                budget
+                options.max_cases
             ),
         });
         return Ok(report);
     }
-    *budget -= split.cases.len();
     // Each case owns its options (an assumption records whether it was used).
-    let runs: Vec<(SplitCase, TraceOptions)> = split
+    let runs: Vec<TraceOptions> = split
         .cases
         .iter()
         .map(|case| {
             let mut case_options = options.clone();
             case_options.assumes.insert(0, case.assume.clone());
-            (case.clone(), case_options)
+            case_options
         })
         .collect();
     super::cond::release_table();
-    // The case branched on most first, alone: where a bound stops it too, one value fixed
-    // leaves too much, and the other cases would spend as much for nothing.
-    let probe = super::report::run(resolver, runs[0].1.clone())?;
-    if bounded(&probe) && probe.verdict == Verdict::Unknown {
-        *budget += split.cases.len() - 1;
+    // The case branched on most first, alone, with a share of the step budget: where a bound
+    // stops it, one value fixed leaves too much, and the other cases would spend as much for
+    // nothing. (Cases that decide took a tenth of the budget on SGLang's MoE blocks.)
+    let probe_options = TraceOptions { max_steps: options.max_steps / PROBE_SHARE, ..runs[0].clone() };
+    let probe = super::report::run(resolver, probe_options)?;
+    // Only the budget matters here: a case whose conditions were widened (not stopped) is an
+    // answer like the others, and it is exactly the answer with the whole budget.
+    if stopped(&probe) {
         report.bounds.push(super::report::Note {
             location: None,
             what: format!(
-                "answered again with {} (the case branched on most), a bound stopped that too: not answered case by case",
-                runs[0].0.condition
+                "answered again with {} (the case branched on most), a bound stopped that too within 1/{PROBE_SHARE} of the step budget: not answered case by case",
+                split.cases[0].condition
             ),
         });
         return Ok(report);
     }
     super::cond::release_table();
-    let owned: Vec<TraceOptions> = runs[1..].iter().map(|(_, case_options)| case_options.clone()).collect();
     let rest: Vec<Result<TraceReport, String>> =
-        owned.into_par_iter().map(|case_options| super::report::run(resolver, case_options)).collect();
+        runs.into_iter().skip(1).collect::<Vec<_>>().into_par_iter().map(|o| super::report::run(resolver, o)).collect();
     let answers = std::iter::once(Ok(probe)).chain(rest);
-    // In order, so that which cases are split again (while the budget lasts) does not depend
-    // on which finished first.
-    let mut cases = Vec::new();
-    for ((case, case_options), answer) in runs.into_iter().zip(answers) {
-        let (condition, assume_as): (String, Option<Vec<String>>) = match within {
-            None => (case.condition, case.assume_as.map(|a| vec![a])),
-            Some((outer, outer_assume)) => (
-                format!("{outer} and {}", case.condition),
-                outer_assume.zip(case.assume_as).map(|(o, a)| o.iter().cloned().chain([a]).collect()),
-            ),
-        };
-        let report = by_cases(resolver, &case_options, answer?, budget, Some((&condition, assume_as.as_deref())))?;
-        cases.push(CaseOut { condition, assume_as, report });
-    }
+    let cases: Vec<CaseOut> = split
+        .cases
+        .iter()
+        .zip(answers)
+        .map(|(case, answer)| {
+            Ok(CaseOut { condition: case.condition.clone(), assume_as: case.assume_as.clone(), report: answer? })
+        })
+        .collect::<Result<_, String>>()?;
     report.verdict = combined(cases.iter().map(|c| c.report.verdict));
     // The rows of the stopped evaluation are superseded by the cases'; its bounds say why it
     // was split.
@@ -185,6 +170,16 @@ fn by_cases(
     report.split_on = Some(split);
     report.cases = cases;
     Ok(report)
+}
+
+/// Whether the step or node budget stopped what the answer rests on: the blocks when there
+/// are (a whole model's own evaluation may stop in its plumbing while they answer), else the
+/// entry.
+fn stopped(report: &TraceReport) -> bool {
+    match report.blocks.is_empty() {
+        true => report.stopped,
+        false => report.blocks.iter().any(|b| b.stopped),
+    }
 }
 
 /// Whether a bound stopped or widened the evaluation (of the entry or of a block).

@@ -332,7 +332,7 @@ fn literal(lit: &crate::eval::report::Literal) -> String {
 pub fn trace(report: &crate::eval::TraceReport) -> String {
     let mut out = String::new();
     if let Some(split) = &report.split_on {
-        trace_cases(&mut out, report, split, None);
+        trace_cases(&mut out, report, split);
         return out;
     }
     if report.blocks.is_empty() {
@@ -381,13 +381,7 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
 
 /// An answer split into cases because a bound stopped the evaluation of every configuration
 /// at once: which cases, their verdicts, each case in full, then the bounds that made the split.
-/// `within`: the case it is a split of, when a bound stopped a case too.
-fn trace_cases(
-    out: &mut String,
-    report: &crate::eval::TraceReport,
-    split: &crate::eval::report::SplitOut,
-    within: Option<&str>,
-) {
+fn trace_cases(out: &mut String, report: &crate::eval::TraceReport, split: &crate::eval::report::SplitOut) {
     let name = |v: crate::eval::report::Verdict| {
         serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
     };
@@ -408,24 +402,14 @@ fn trace_cases(
     );
     let width = report.cases.iter().map(|c| c.condition.chars().count()).max().unwrap_or(0).min(60);
     for case in &report.cases {
-        let assume = case.assume_as.iter().flatten().map(|a| format!("--assume {a}")).collect::<Vec<_>>().join(" ");
+        let assume = case.assume_as.as_ref().map(|a| format!("--assume {a}")).unwrap_or_default();
         let _ = writeln!(out, "    {:<width$}  {:<8} {assume}", case.condition, name(case.report.verdict));
     }
     for case in &report.cases {
         let _ = writeln!(out, "\n=== case {} ===", case.condition);
-        match &case.report.split_on {
-            Some(inner) => trace_cases(out, &case.report, inner, Some(&case.condition)),
-            None => out.push_str(&trace(&case.report)),
-        }
+        out.push_str(&trace(&case.report));
     }
-    match within {
-        Some(case) => {
-            let _ = writeln!(out, "\n=== case {case}, every configuration of it at once ===");
-        }
-        None => {
-            let _ = writeln!(out, "\n=== every configuration at once ===");
-        }
-    }
+    let _ = writeln!(out, "\n=== every configuration at once ===");
     bounds_and_stats(out, report);
 }
 

@@ -4884,14 +4884,14 @@ fn a_match_statement_runs_its_first_matching_case() {
 
 #[test]
 fn a_trace_a_bound_stopped_is_answered_again_case_by_case() {
-    // Three long backend paths with a budget that one fits in, not the three: stopped, the
-    // trace is answered again with the backend fixed to each value seen compared, and to none
-    // of them. The step budget ran out before `== "c"` was reached: "none of a, b" leaves
-    // "c" free, and is split again where it stops too, which finds the double application.
+    // Six long backend paths with a budget a quarter of which fits one, but that does not fit
+    // the six together: stopped, the trace is answered again with the backend fixed to each
+    // value seen compared, and to none of them. The step budget ran out before `== "f"` was
+    // reached: "none of a to e" leaves "f" free, and finds its double application.
     let entry = "gate.split_backends.SplitBackendsMoE";
-    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "100", "--max-cases", "0"]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "350", "--max-cases", "0"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
-    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "100"]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "350"]);
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     let json = out.json();
     assert_eq!(json["split_on"]["name"], "config.moe_backend", "{}", out.stdout);
@@ -4908,41 +4908,64 @@ fn a_trace_a_bound_stopped_is_answered_again_case_by_case() {
             )
         })
         .collect();
-    assert_eq!(
-        cases,
-        [
-            ("config.moe_backend == \"a\"".into(), "ONCE".into(), serde_json::json!(["config.moe_backend=a"])),
-            ("config.moe_backend == \"b\"".into(), "ONCE".into(), serde_json::json!(["config.moe_backend=b"])),
-            ("config.moe_backend not in (\"a\", \"b\")".into(), "TWICE".into(), serde_json::Value::Null),
-        ]
-    );
-    let inner: Vec<(&str, &str)> = json["cases"][2]["report"]["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| (c["condition"].as_str().unwrap(), c["report"]["verdict"].as_str().unwrap()))
-        .collect();
-    assert_eq!(
-        inner,
-        [
-            ("config.moe_backend not in (\"a\", \"b\") and config.moe_backend == \"c\"", "TWICE"),
-            ("config.moe_backend not in (\"a\", \"b\") and not (config.moe_backend == \"c\")", "ONCE"),
-        ]
-    );
-    // The TWICE case's sites are the "c" path's two multiplications.
-    let twice = &json["cases"][2]["report"]["cases"][0]["report"]["rows"][0];
-    let lines: Vec<u64> = twice["parts"][0]["sites"]
+    let once = |b: &str| {
+        (
+            format!("config.moe_backend == \"{b}\""),
+            "ONCE".to_string(),
+            serde_json::json!(format!("config.moe_backend={b}")),
+        )
+    };
+    let expected = [
+        once("a"),
+        once("b"),
+        once("c"),
+        once("d"),
+        once("e"),
+        (
+            "config.moe_backend not in (\"a\", \"b\", \"c\", \"d\", \"e\")".into(),
+            "TWICE".into(),
+            serde_json::Value::Null,
+        ),
+    ];
+    assert_eq!(cases, expected);
+    // The TWICE case's row: backend "f", its two multiplications.
+    let rest = &json["cases"][5]["report"];
+    let twice: Vec<&serde_json::Value> =
+        rest["rows"].as_array().unwrap().iter().filter(|r| r["verdict"] == "TWICE").collect();
+    assert_eq!(twice.len(), 1, "{rest}");
+    assert_eq!(twice[0]["when"], "config.moe_backend == \"f\"", "{rest}");
+    let lines: Vec<u64> = twice[0]["parts"][0]["sites"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| s["location"]["line"].as_u64().unwrap())
         .collect();
-    assert_eq!(lines, [68, 69], "{twice}");
+    assert_eq!(lines, [119, 120], "{rest}");
     let text =
-        run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", entry, "--max-steps", "100"])
+        run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", entry, "--max-steps", "350"])
             .stdout;
-    assert!(text.contains("answered in\n  3 cases of config.moe_backend"), "{text}");
-    assert!(text.contains("config.moe_backend == \"b\"             ONCE     --assume config.moe_backend=b"), "{text}");
+    assert!(text.contains("answered in\n  6 cases of config.moe_backend"), "{text}");
+    assert!(
+        text.contains("config.moe_backend == \"b\"                            ONCE     --assume config.moe_backend=b"),
+        "{text}"
+    );
+    // More cases than allowed: no split, and said.
+    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "350", "--max-cases", "5"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    assert!(out.stdout.contains("takes 6 cases, more than --max-cases 5"), "{}", out.stdout);
+    // A budget a quarter of which does not fit the case branched on most: that case stops
+    // too, and the others are not tried.
+    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "300"]);
+    assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
+    assert!(out.json().get("cases").is_none(), "{}", out.stdout);
+    let json = out.json();
+    let said = json["bounds"].as_array().unwrap().iter().any(|b| {
+        b["what"]
+            .as_str()
+            .unwrap()
+            .starts_with("answered again with config.moe_backend == \"a\" (the case branched on most)")
+    });
+    assert!(said, "{}", out.stdout);
     // With the budget it needs, the one evaluation answers: no split.
     let (code, verdict, out) = trace("trace/router", &["--entry", entry]);
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
