@@ -160,7 +160,13 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
             Ok(CaseOut { condition: case.condition.clone(), assume_as: case.assume_as.clone(), report: answer? })
         })
         .collect::<Result<_, String>>()?;
-    report.verdict = combined(cases.iter().map(|c| c.report.verdict));
+    // A case where every configuration raises (a backend this platform refuses) has no
+    // configuration to answer for, as configurations that raise leave a table.
+    let live: Vec<&CaseOut> = cases.iter().filter(|c| !raises_everywhere(&c.report)).collect();
+    report.verdict = match live.is_empty() {
+        true => Verdict::Unknown,
+        false => combined(live.iter().map(|c| c.report.verdict)),
+    };
     // The rows of the stopped evaluation are superseded by the cases'; its bounds say why it
     // was split.
     report.rows.clear();
@@ -170,6 +176,12 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
     report.split_on = Some(split);
     report.cases = cases;
     Ok(report)
+}
+
+/// Whether no configuration reaches the end: every one raises or is excluded, and no bound
+/// stopped the evaluation before one could.
+pub fn raises_everywhere(report: &TraceReport) -> bool {
+    report.rows.is_empty() && report.blocks.is_empty() && !report.stopped && !report.never_read
 }
 
 /// Whether the step or node budget stopped what the answer rests on: the blocks when there

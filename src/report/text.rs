@@ -403,7 +403,11 @@ fn trace_cases(out: &mut String, report: &crate::eval::TraceReport, split: &crat
     let width = report.cases.iter().map(|c| c.condition.chars().count()).max().unwrap_or(0).min(60);
     for case in &report.cases {
         let assume = case.assume_as.as_ref().map(|a| format!("--assume {a}")).unwrap_or_default();
-        let _ = writeln!(out, "    {:<width$}  {:<8} {assume}", case.condition, name(case.report.verdict));
+        let verdict = match crate::eval::split::raises_everywhere(&case.report) {
+            true => "(every configuration raises)".to_string(),
+            false => name(case.report.verdict),
+        };
+        let _ = writeln!(out, "    {:<width$}  {verdict:<8} {assume}", case.condition);
     }
     for case in &report.cases {
         let _ = writeln!(out, "\n=== case {} ===", case.condition);

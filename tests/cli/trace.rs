@@ -4884,14 +4884,14 @@ fn a_match_statement_runs_its_first_matching_case() {
 
 #[test]
 fn a_trace_a_bound_stopped_is_answered_again_case_by_case() {
-    // Six long backend paths with a budget a quarter of which fits one, but that does not fit
-    // the six together: stopped, the trace is answered again with the backend fixed to each
-    // value seen compared, and to none of them. The step budget ran out before `== "f"` was
-    // reached: "none of a to e" leaves "f" free, and finds its double application.
+    // Seven long backend paths with a budget a quarter of which fits one, but that does not
+    // fit the seven together: stopped, the trace is answered again with the backend fixed to
+    // each value seen compared, and to none of them. The step budget ran out before `== "g"`
+    // was reached: "none of those" leaves "g" free, and finds its double application.
     let entry = "gate.split_backends.SplitBackendsMoE";
-    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "350", "--max-cases", "0"]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "400", "--max-cases", "0"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
-    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "350"]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "400"]);
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     let json = out.json();
     assert_eq!(json["split_on"]["name"], "config.moe_backend", "{}", out.stdout);
@@ -4908,57 +4908,69 @@ fn a_trace_a_bound_stopped_is_answered_again_case_by_case() {
             )
         })
         .collect();
-    let once = |b: &str| {
+    let case = |b: &str, verdict: &str| {
         (
             format!("config.moe_backend == \"{b}\""),
-            "ONCE".to_string(),
+            verdict.to_string(),
             serde_json::json!(format!("config.moe_backend={b}")),
         )
     };
+    let rest = "config.moe_backend not in (\"a\", \"b\", \"c\", \"d\", \"e\", \"f\", \"z\")";
     let expected = [
-        once("a"),
-        once("b"),
-        once("c"),
-        once("d"),
-        once("e"),
-        (
-            "config.moe_backend not in (\"a\", \"b\", \"c\", \"d\", \"e\")".into(),
-            "TWICE".into(),
-            serde_json::Value::Null,
-        ),
+        case("a", "ONCE"),
+        case("b", "ONCE"),
+        case("c", "ONCE"),
+        case("d", "ONCE"),
+        case("e", "ONCE"),
+        case("f", "ONCE"),
+        // Every configuration raises there: no configuration, as in a table.
+        case("z", "UNKNOWN"),
+        (rest.into(), "TWICE".into(), serde_json::Value::Null),
     ];
     assert_eq!(cases, expected);
-    // The TWICE case's row: backend "f", its two multiplications.
-    let rest = &json["cases"][5]["report"];
+    assert_eq!(json["cases"][6]["report"]["rows"], serde_json::json!([]));
+    // The TWICE row of the last case: backend "g", its two multiplications.
+    let last = &json["cases"][7]["report"];
     let twice: Vec<&serde_json::Value> =
-        rest["rows"].as_array().unwrap().iter().filter(|r| r["verdict"] == "TWICE").collect();
-    assert_eq!(twice.len(), 1, "{rest}");
-    assert_eq!(twice[0]["when"], "config.moe_backend == \"f\"", "{rest}");
+        last["rows"].as_array().unwrap().iter().filter(|r| r["verdict"] == "TWICE").collect();
+    assert_eq!(twice.len(), 1, "{last}");
+    assert_eq!(twice[0]["when"], "config.moe_backend == \"g\"", "{last}");
     let lines: Vec<u64> = twice[0]["parts"][0]["sites"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| s["location"]["line"].as_u64().unwrap())
         .collect();
-    assert_eq!(lines, [119, 120], "{rest}");
+    assert_eq!(lines, [143, 145], "{last}");
     let text =
-        run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", entry, "--max-steps", "350"])
+        run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", entry, "--max-steps", "400"])
             .stdout;
-    assert!(text.contains("answered in\n  6 cases of config.moe_backend"), "{text}");
+    assert!(text.contains("answered in\n  8 cases of config.moe_backend"), "{text}");
     assert!(
-        text.contains("config.moe_backend == \"b\"                            ONCE     --assume config.moe_backend=b"),
+        text.contains(
+            "config.moe_backend == \"b\"                                     ONCE     --assume config.moe_backend=b"
+        ),
         "{text}"
     );
+    assert!(
+        text.contains("config.moe_backend == \"z\"                                     (every configuration raises)"),
+        "{text}"
+    );
+    // The same without the bug: ONCE, the raising backend no configuration of it.
+    let fixed = "gate.split_backends.SplitBackendsFixedMoE";
+    let (code, verdict, out) = trace("trace/router", &["--entry", fixed, "--max-steps", "400"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(out.json()["cases"].as_array().unwrap().len(), 8, "{}", out.stdout);
     // More cases than allowed: no split, and said.
-    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "350", "--max-cases", "5"]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "400", "--max-cases", "7"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
-    assert!(out.stdout.contains("takes 6 cases, more than --max-cases 5"), "{}", out.stdout);
+    assert!(out.stdout.contains("takes 8 cases, more than --max-cases 7"), "{}", out.stdout);
     // A budget a quarter of which does not fit the case branched on most: that case stops
     // too, and the others are not tried.
-    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "300"]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", entry, "--max-steps", "360"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
-    assert!(out.json().get("cases").is_none(), "{}", out.stdout);
     let json = out.json();
+    assert!(json.get("cases").is_none(), "{}", out.stdout);
     let said = json["bounds"].as_array().unwrap().iter().any(|b| {
         b["what"]
             .as_str()
