@@ -459,6 +459,20 @@ impl Interp<'_, '_> {
         Value::Num(Rc::new(Num { tensor: false, parts: parts.collect(), shape: None }))
     }
 
+    /// A non-linear function of data (`softmax`, `sigmoid`, `tanh`, `exp`, `log`): what comes
+    /// out is no multiple of what went in (`softmax(v * x)` is not `v * softmax(x)`; the value
+    /// is a temperature there), so it carries none of its scale. Where scaled data went in,
+    /// said: a NEVER row names the place.
+    fn squashed(&mut self, input: &G, pc: &Cond, loc: Loc) -> G {
+        self.map(input, |interp, v| match v {
+            Value::Num(n) if n.tensor && n.carries_traced() => {
+                interp.note_normalized(loc, Normalizer::NonLinear, pc);
+                Value::Num(Rc::new(unscaled(&n)))
+            }
+            other => other,
+        })
+    }
+
     /// Records that data scaled as a whole lost its scale at `loc` under `c` (relative to the
     /// frame): what a NEVER row there names.
     pub fn note_normalized(&mut self, loc: Loc, how: Normalizer, c: &Cond) {
@@ -776,6 +790,7 @@ impl Interp<'_, '_> {
                 }
                 out
             }
+            "softmax" | "log_softmax" | "sigmoid" | "tanh" | "exp" | "log" => self.squashed(&receiver, pc, loc),
             // A method tensors do not have, handed the traced value: the receiver is not data
             // but an object taken for it (a module a kernel was compiled into, returned by an
             // outside loader: `load_jit(...).moe_fused_gate(..., factor, ...)`), and the call is
@@ -1188,6 +1203,16 @@ impl Interp<'_, '_> {
                         },
                     };
                     return self.binop(&base, Operator::Pow, &power, pc, loc, false);
+                }
+            }
+            // A non-linear function of data: see `squashed`.
+            "softmax" | "log_softmax" | "sigmoid" | "tanh" | "exp" | "log"
+                if receiver.is_none()
+                    && (path.strip_prefix("torch.") == Some(last)
+                        || path.strip_prefix("torch.nn.functional.") == Some(last)) =>
+            {
+                if let Some(input) = first.clone().or_else(|| keyword("input")) {
+                    return self.squashed(&input, pc, loc);
                 }
             }
             // `F.normalize(w, p=1)` divides data by a norm of itself: as `w / w.sum()`.

@@ -67,6 +67,8 @@ pub enum Normalizer {
     Layer,
     /// Data divided by a sum or norm of itself: `(v * w) / (v * w).sum(-1) == w / w.sum(-1)`.
     OwnSum,
+    /// A non-linear function of the data (`softmax`, `sigmoid`, `exp`): no multiple of it.
+    NonLinear,
 }
 
 impl Normalizer {
@@ -75,6 +77,9 @@ impl Normalizer {
             Normalizer::Layer => "`RMSNorm(v * x) == RMSNorm(x)`: a norm takes the scale off data scaled as a whole",
             Normalizer::OwnSum => {
                 "`(v * w) / (v * w).sum() == w / w.sum()`: dividing data by a sum or norm of itself takes the scale off data scaled as a whole"
+            }
+            Normalizer::NonLinear => {
+                "`softmax(v * x)` is no multiple of `softmax(x)`: a non-linear function (softmax, sigmoid, tanh, exp, log) of scaled data uses the value there (a temperature) and takes its scale off"
             }
         }
     }

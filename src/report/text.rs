@@ -559,7 +559,8 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
             let _ = writeln!(out, "  no application of {} reaches the output here", report.value);
             for note in &row.normalized_at {
                 let location = note.location.as_ref().map(|l| l.to_string()).unwrap_or_default();
-                let _ = writeln!(out, "  the value was applied, then normalized away at {location} ({})", note.what);
+                let _ =
+                    writeln!(out, "  the value was applied, then its scale taken off at {location} ({})", note.what);
             }
         }
         for part in &row.parts {

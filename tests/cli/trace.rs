@@ -4983,3 +4983,21 @@ fn a_trace_a_bound_stopped_is_answered_again_case_by_case() {
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert!(out.json().get("cases").is_none(), "{}", out.stdout);
 }
+
+#[test]
+fn a_non_linear_function_of_scaled_data_takes_the_scale_off() {
+    // `softmax(v * logits)`: the value is a temperature there, not a scale of what comes out.
+    // Counted as an application, the router that also scales the output read TWICE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.squashed.TemperatureRouterMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    // The value only inside a sigmoid: never applied to the output, and the row says where
+    // its scale was taken off (it read ONCE).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.squashed.SigmoidOnlyMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
+    let at = &out.json()["rows"][0]["normalized_at"][0];
+    assert_eq!(at["location"]["line"], 34, "{}", out.stdout);
+    assert!(at["what"].as_str().unwrap().contains("non-linear function"), "{}", out.stdout);
+    // The usual router: softmax, then the factor.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.squashed.ScaledAfterSoftmaxMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+}
