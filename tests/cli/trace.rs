@@ -5001,3 +5001,24 @@ fn a_non_linear_function_of_scaled_data_takes_the_scale_off() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.squashed.ScaledAfterSoftmaxMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
 }
+
+#[test]
+fn a_split_whose_first_case_runs_out_too_is_not_made() {
+    // More tests than the atom bound: fixing the backend leaves the four thousand flags, so
+    // the case branched on most runs out of atoms too (provisional, UNKNOWN). The other cases
+    // would read the same: they are not run, and the bounds say why.
+    let dir = wide_tree(|i| {
+        wide_test(i % 100 == 0, "config.backend == \"a\"") + &wide_test(i % 150 == 0, "config.backend == \"b\"")
+    });
+    let out = run(dir.path(), &["trace", "routed_scaling_factor", "--entry", "Wide", "--format", "json"]);
+    let json = out.json();
+    assert_eq!((out.code, json["verdict"].as_str().unwrap()), (3, "UNKNOWN"), "{}", out.stdout);
+    assert!(json.get("cases").is_none(), "{}", out.stdout);
+    let said = json["bounds"].as_array().unwrap().iter().any(|b| {
+        b["what"]
+            .as_str()
+            .unwrap()
+            .starts_with("answered again with config.backend == \"a\" (the case branched on most)")
+    });
+    assert!(said, "{}", json["bounds"]);
+}
