@@ -329,6 +329,11 @@ fn literal(lit: &crate::eval::report::Literal) -> String {
     if lit.value { lit.atom.clone() } else { crate::resolve::negate(&lit.atom) }
 }
 
+/// A verdict as the output prints it (`ONCE`, `TWICE`, ...).
+fn verdict_name(verdict: crate::eval::report::Verdict) -> String {
+    serde_json::to_value(verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
 pub fn trace(report: &crate::eval::TraceReport) -> String {
     let mut out = String::new();
     if let Some(split) = &report.split_on {
@@ -340,9 +345,6 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
         return out;
     }
     // A whole model: the question is about the blocks that hold the value.
-    let verdict_name = |v: crate::eval::report::Verdict| {
-        serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-    };
     let _ = writeln!(
         out,
         "{} in {}.{}: {}",
@@ -382,9 +384,7 @@ pub fn trace(report: &crate::eval::TraceReport) -> String {
 /// An answer split into cases because a bound stopped the evaluation of every configuration
 /// at once: which cases, their verdicts, each case in full, then the bounds that made the split.
 fn trace_cases(out: &mut String, report: &crate::eval::TraceReport, split: &crate::eval::report::SplitOut) {
-    let name = |v: crate::eval::report::Verdict| {
-        serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-    };
+    let name = verdict_name;
     let _ = writeln!(
         out,
         "{} on the output of {}.{}: {}",
@@ -421,8 +421,7 @@ fn trace_cases(out: &mut String, report: &crate::eval::TraceReport, split: &crat
 /// unresolved code, bounds, statistics), said once.
 fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: bool) {
     use crate::eval::report::{SiteOut, Verdict};
-    let verdict =
-        serde_json::to_value(report.verdict).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    let verdict = verdict_name(report.verdict);
     let _ =
         writeln!(out, "{} on the output of {}.{}: {verdict}", report.value, report.entry, report.methods.join(", "));
     match (&report.unused_parameter_of, report.never_read) {
@@ -443,8 +442,7 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
         }
         (None, false) => {}
     }
-    let name =
-        |v: Verdict| serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    let name = verdict_name;
     let exponent = |e: Option<i32>, all: &[i32]| match e {
         Some(e) => e.to_string(),
         None => all.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(","),
