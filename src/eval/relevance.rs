@@ -67,7 +67,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use super::calls::{Arg, Args};
-use super::interp::{Interp, ObjKind};
+use super::interp::{AssumedValue, Interp, ObjKind};
 use super::value::*;
 use crate::index::{BindingKind, ClassId, FuncId};
 use crate::resolve::{Ctx, Def};
@@ -128,6 +128,9 @@ pub struct Relevance {
     /// Functions that call, as far as resolution can tell, an operator that runs a module it
     /// looks up (see `calls_module_operator`).
     operator_users: FxHashMap<FuncId, bool>,
+    /// Functions without parameters whose every test an assumption fixes (see
+    /// `is_decided_by_assumptions`).
+    decided: FxHashMap<FuncId, bool>,
     /// The frames (stack depth, function) evaluated because they hand back a record their
     /// calls build (see `hands_back_record`); stale entries are dropped when next read.
     record_chain: Vec<(usize, FuncId)>,
@@ -416,6 +419,7 @@ impl Interp<'_, '_> {
             || self.is_factory(func)
             || self.mentions(func, 0)
             || self.is_predicate(func)
+            || self.is_decided_by_assumptions(func)
             || self.is_classifier(func)
             || self.is_accessor(func)
             || (receiver.is_some_and(|r| matches!(r, Value::Obj(_))) && self.is_getter_method(func))
@@ -1204,6 +1208,46 @@ impl Interp<'_, '_> {
                     || is_declared_fact_of_parameter(def)
         );
         self.relevance.predicates.insert(func, found);
+        found
+    }
+
+    /// Whether `func` takes no parameters and is made of `if`s whose every test is a flag an
+    /// assumption fixes (`if current_platform.is_out_of_tree(): return key`, then `return
+    /// None`, with `--platform` given), and `return`s and imports: evaluated, its result is
+    /// what the assumptions decide (`None`); named, a free value, and every path behind it (a
+    /// platform plugin's) a configuration of a platform that has none. (A test left free would
+    /// add atoms through its branches: such a helper stays named.)
+    pub(super) fn is_decided_by_assumptions(&mut self, func: FuncId) -> bool {
+        if let Some(&known) = self.relevance.decided.get(&func) {
+            return known;
+        }
+        let module = self.index.file(func.file).ast();
+        let range = self.index.function(func).range;
+        let fixed = |test: &Expr| {
+            let test = match test {
+                Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => &*u.operand,
+                _ => test,
+            };
+            let name = match test {
+                Expr::Call(call) if call.arguments.is_empty() => {
+                    crate::syntax::dotted_name(&call.func).map(|name| format!("{name}()"))
+                }
+                Expr::Name(_) | Expr::Attribute(_) => crate::syntax::dotted_name(test),
+                _ => None,
+            };
+            name.is_some_and(|name| {
+                self.assumes.iter().any(|a| {
+                    matches!(a.value, AssumedValue::Const(crate::syntax::Constant::Bool(_)))
+                        && super::interp::names_match_exactly(&a.name, &name)
+                })
+            })
+        };
+        let found = matches!(
+            crate::syntax::stmt_with_range(&module.body, range),
+            Some(Stmt::FunctionDef(def))
+                if def.parameters.is_empty() && decided_body(without_docstring(&def.body), &fixed) == Some(true)
+        );
+        self.relevance.decided.insert(func, found);
         found
     }
 
@@ -2408,6 +2452,28 @@ fn is_declared_fact_of_parameter(def: &ast::StmtFunctionDef) -> bool {
 /// Whether `def` is annotated `-> bool`.
 fn declares_bool(def: &ast::StmtFunctionDef) -> bool {
     matches!(def.returns.as_deref(), Some(Expr::Name(n)) if n.id.as_str() == "bool")
+}
+
+/// For a body of `if`s, `return`s and imports whose every `if` tests what `fixed` accepts:
+/// whether it has an `if` (`None` for any other body).
+fn decided_body(body: &[Stmt], fixed: &dyn Fn(&Expr) -> bool) -> Option<bool> {
+    let mut tests = false;
+    for stmt in body {
+        match stmt {
+            Stmt::Return(_) | Stmt::Import(_) | Stmt::ImportFrom(_) | Stmt::Pass(_) => {}
+            Stmt::If(branch) => {
+                let clauses_decided = branch.elif_else_clauses.iter().all(|clause| {
+                    clause.test.as_ref().is_none_or(fixed) && decided_body(&clause.body, fixed).is_some()
+                });
+                if !fixed(&branch.test) || decided_body(&branch.body, fixed).is_none() || !clauses_decided {
+                    return None;
+                }
+                tests = true;
+            }
+            _ => return None,
+        }
+    }
+    Some(tests)
 }
 
 /// A body without its leading docstring.

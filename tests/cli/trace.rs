@@ -5022,3 +5022,16 @@ fn a_split_whose_first_case_runs_out_too_is_not_made() {
     });
     assert!(said, "{}", json["bounds"]);
 }
+
+#[test]
+fn a_helper_every_test_of_which_a_platform_fixes_is_evaluated() {
+    // `_plugin_key()` hands back a plugin's key only out of tree: on a named platform it is
+    // `None`, and the plugin's path (twice) no configuration.
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.plugin_key.PluginKeyMoE", "--platform", "cuda"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    // With no platform named the helper's answer is free: both paths are configurations.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.plugin_key.PluginKeyMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out).len(), 2, "{}", out.stdout);
+}
