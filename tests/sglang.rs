@@ -902,7 +902,6 @@ fn sglang_0_5_22_overlap_stages_apply_the_factor_twice_where_the_top_k_folds_it(
         "is_deepseek_v4=false",
         "get_parallel().moe_ep_size > 1=true",
         "is_shared_experts_fusion_disabled()=true",
-        "_oot_dispatch_key()=None",
         "get_fused_op_backend()=None",
     ];
     let mut args = vec![
@@ -936,8 +935,7 @@ fn sglang_0_5_22_overlap_stages_apply_the_factor_twice_where_the_top_k_folds_it(
 }
 
 fn hunyuan_v3_npu_trace(tree: &PathBuf) -> Value {
-    let assumptions =
-        ["quant_config=None", "get_moe_a2a_backend()=none", "_oot_dispatch_key()=None", "get_fused_op_backend()=None"];
+    let assumptions = ["quant_config=None", "get_moe_a2a_backend()=none", "get_fused_op_backend()=None"];
     trace_on(tree, "router_scaling_factor", "sglang.srt.models.hunyuan_v3.HYV3MoEFused", "npu", &assumptions)
 }
 
@@ -976,7 +974,6 @@ fn npu_deepseek_trace(tree: &PathBuf) -> Value {
         "MOE_RUNNER_BACKEND=auto",
         "get_moe_a2a_backend()=none",
         "get_moe_runner_backend()=auto",
-        "_oot_dispatch_key()=None",
         "get_fused_op_backend()=None",
         "is_nextn=false",
         "is_deepseek_v4=false",
