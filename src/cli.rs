@@ -141,10 +141,11 @@ pub struct TraceArgs {
     /// stops, reported as a bound. A smaller budget answers sooner, and less.
     #[arg(long, value_name = "N", default_value_t = scaletrace::eval::MAX_STEPS)]
     pub max_steps: usize,
-    /// When a bound stops the evaluation, it is answered again case by case: the value it
-    /// branched on most takes each value the code compares it with, and none of them, each
-    /// case evaluated on its own (first the case branched on most, with a quarter of the step
-    /// budget: if a bound stops or widens it, no split). The most cases made (0: never split).
+    /// When a bound stops the evaluation, or cuts values holding scaled data where rows hold,
+    /// it is answered again case by case: the value it branched on most takes each value the
+    /// code compares it with, and none of them, each case evaluated on its own (first the case
+    /// branched on most, with a quarter of the step and node budgets: if a bound stops, widens
+    /// or cuts it too, no split). The most cases made (0: never split).
     #[arg(long, value_name = "N", default_value_t = scaletrace::eval::split::MAX_CASES)]
     pub max_cases: usize,
 }

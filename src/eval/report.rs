@@ -120,6 +120,10 @@ pub struct TraceReport {
     /// that; the name or the entry may not be the intended one.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub never_read: bool,
+    /// Values holding scaled data were cut at the alternatives bound where some row holds:
+    /// those rows are not final (said row by row: `cut_at_bound`, or an UNKNOWN row's reason).
+    #[serde(skip)]
+    pub rows_cut: bool,
     /// When it was never read but an entry method takes a parameter of its name: that method
     /// (`Class.method`), which accepts the value and does not use it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1368,6 +1372,7 @@ fn answer(
     let mut taken: Vec<Option<Row>> = rows.into_iter().map(Some).collect();
     rows = order.iter().map(|&i| taken[i].take().expect("each row once")).collect();
     let row_conds: Vec<Cond> = order.iter().map(|&i| row_conds[i]).collect();
+    let rows_cut = row_conds.iter().any(|c| c.meets(&interp.scaled_cuts));
     // One entry per outcome, whatever code path its configurations take.
     let mut outcomes: Vec<(Outcome, Cond, Vec<usize>)> = Vec::new();
     for (i, (row, cond)) in rows.iter().zip(&row_conds).enumerate() {
@@ -1477,7 +1482,7 @@ fn answer(
     }
     let atoms = atom_names.into_iter().map(|display| atom_out(&interp.conds, display)).collect();
     // When the evaluation was cut short, the atoms it split on most are what to fix first.
-    let widest_splits: Vec<SplitOut> = if budget_spent { widest_splits(interp) } else { Vec::new() };
+    let widest_splits: Vec<SplitOut> = if budget_spent || rows_cut { widest_splits(interp) } else { Vec::new() };
     let assumptions = interp
         .assumes
         .iter()
@@ -1550,6 +1555,7 @@ fn answer(
         provisional: budget_spent,
         alone: false,
         never_read,
+        rows_cut,
         unused_parameter_of,
         raises,
         stats: TraceStats {

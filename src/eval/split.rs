@@ -1,5 +1,5 @@
 //! Answering again case by case. When a bound stops the evaluation of every configuration at
-//! once, the value it branched on most (the all-to-all backend, a runner's name) is fixed to
+//! once (or cuts values holding scaled data where rows hold), the value it branched on most (the all-to-all backend, a runner's name) is fixed to
 //! each value the code compares it with in turn, and to none of them, and each case is
 //! evaluated on its own, with the whole budget: the bound is usually the product of a few
 //! independent choices, and one fixed leaves a fraction of the work. The cases together cover
@@ -99,12 +99,12 @@ pub fn cases(interp: &Interp, first: usize, members: &[(usize, usize)]) -> Vec<S
     }
 }
 
-/// The trace, answered again case by case when a bound stopped it (`options.max_cases`: the
+/// The trace, answered again case by case when a bound stopped or cut it (`options.max_cases`: the
 /// most cases made; 0 never splits). A case a bound stops again stays UNKNOWN, with the
 /// widest splits of its own to assume.
 pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, String> {
     let mut report = super::report::run(resolver, options.clone())?;
-    if options.max_cases == 0 || report.verdict != Verdict::Unknown || !bounded(&report) {
+    if options.max_cases == 0 || !not_final(&report) {
         return Ok(report);
     }
     let Some(split) = widest(&report).cloned() else { return Ok(report) };
@@ -134,17 +134,21 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
     // The case branched on most first, alone, with a share of the step budget: where a bound
     // stops it, one value fixed leaves too much, and the other cases would spend as much for
     // nothing. (Cases that decide took a tenth of the budget on SGLang's MoE blocks.)
-    let probe_options = TraceOptions { max_steps: options.max_steps / PROBE_SHARE, ..runs[0].clone() };
+    let probe_options = TraceOptions {
+        max_steps: options.max_steps / PROBE_SHARE,
+        max_nodes: options.max_nodes / PROBE_SHARE,
+        ..runs[0].clone()
+    };
     let probe = super::report::run(resolver, probe_options)?;
-    // A probe the budget stopped, or whose conditions a bound widened, into an UNKNOWN: the
-    // other cases would most likely read the same (SGLang 0.5.23's `Lfm2MoeSparseMoeBlock`
-    // with nothing assumed: fifteen widened cases, 154 s for no answer). A probe that
-    // finished is exactly the answer with the whole budget.
-    if stopped(&probe) || (probe.verdict == Verdict::Unknown && bounded(&probe)) {
+    // A probe the budget stopped, or whose conditions a bound widened into an UNKNOWN, or
+    // whose rows a cut fell in: the other cases would most likely read the same (SGLang
+    // 0.5.23's `Lfm2MoeSparseMoeBlock` with nothing assumed: fifteen widened cases, 154 s for
+    // no answer). A probe that finished is exactly the answer with the whole budgets.
+    if stopped(&probe) || not_final(&probe) {
         report.bounds.push(super::report::Note {
             location: None,
             what: format!(
-                "answered again with {} (the case branched on most), a bound stopped or widened that too (with 1/{PROBE_SHARE} of the step budget): not answered case by case",
+                "answered again with {} (the case branched on most), a bound stopped, widened or cut that too (with 1/{PROBE_SHARE} of the step and node budgets): not answered case by case",
                 split.cases[0].condition
             ),
         });
@@ -196,14 +200,19 @@ fn stopped(report: &TraceReport) -> bool {
     }
 }
 
-/// Whether a bound stopped or widened the evaluation (of the entry or of a block).
-fn bounded(report: &TraceReport) -> bool {
-    report.provisional || report.stopped || report.blocks.iter().any(|b| b.provisional || b.stopped)
+/// Whether a bound keeps the answer from being final: it is UNKNOWN where a bound stopped or
+/// widened the evaluation (of the entry or of a block), or values holding scaled data were cut
+/// at the alternatives bound where rows hold (whatever they read: the application a row
+/// misses may be among them).
+fn not_final(report: &TraceReport) -> bool {
+    let bounded = report.provisional || report.stopped || report.blocks.iter().any(|b| b.provisional || b.stopped);
+    (report.verdict == Verdict::Unknown && bounded) || report.rows_cut || report.blocks.iter().any(|b| b.rows_cut)
 }
 
-/// The split to make: the first that can be made, of a block a bound stopped (the question is
-/// about the blocks), else of the entry.
+/// The split to make: the first that can be made, of a block a bound stopped or cut (the
+/// question is about the blocks), else of the entry.
 fn widest(report: &TraceReport) -> Option<&SplitOut> {
-    let blocks = report.blocks.iter().filter(|b| b.provisional || b.stopped).flat_map(|b| b.widest_splits.iter());
+    let blocks =
+        report.blocks.iter().filter(|b| b.provisional || b.stopped || b.rows_cut).flat_map(|b| b.widest_splits.iter());
     blocks.chain(report.widest_splits.iter()).find(|s| !s.cases.is_empty())
 }

@@ -396,7 +396,11 @@ fn trace_cases(out: &mut String, report: &crate::eval::TraceReport, split: &crat
     let what = if split.values.is_empty() { "the test" } else { "the value" };
     let _ = writeln!(
         out,
-        "  a bound stopped the evaluation of every configuration at once (bounds hit at the end): answered in\n  {} cases of {}, {what} it branched on most, each evaluated on its own as with that --assume:",
+        "  a bound {} the evaluation of every configuration at once (bounds hit at the end): answered in\n  {} cases of {}, {what} it branched on most, each evaluated on its own as with that --assume:",
+        match report.provisional || report.stopped {
+            true => "stopped",
+            false => "cut values holding scaled data in",
+        },
         report.cases.len(),
         split.name
     );

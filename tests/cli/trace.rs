@@ -5035,3 +5035,36 @@ fn a_helper_every_test_of_which_a_platform_fixes_is_evaluated() {
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(rows(&out).len(), 2, "{}", out.stdout);
 }
+
+#[test]
+fn rows_a_cut_fell_in_are_answered_again_case_by_case() {
+    // Two modes of thirteen flags each: 27 scales together, more than a value keeps, so the
+    // rows hold where scaled data was cut. One mode at a time keeps them all: answered case
+    // by case, each case final.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.cut.ModeCutMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["split_on"]["name"], "config.mode", "{}", out.stdout);
+    let cases: Vec<(&str, &str)> = json["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["condition"].as_str().unwrap(), c["report"]["verdict"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        cases,
+        [
+            ("config.mode == \"a\"", "TWICE"),
+            ("config.mode == \"b\"", "MIXED"),
+            ("config.mode not in (\"a\", \"b\")", "ONCE")
+        ],
+        "{}",
+        out.stdout
+    );
+    for case in json["cases"].as_array().unwrap() {
+        let rows = case["report"]["rows"].as_array().unwrap();
+        assert!(rows.iter().all(|r| r["cut_at_bound"] != true && r["verdict"] != "UNKNOWN"), "{case:#}");
+    }
+    let text = run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.ModeCutMoE"]);
+    assert!(text.stdout.contains("a bound cut values holding scaled data in the evaluation"), "{}", text.stdout);
+}
