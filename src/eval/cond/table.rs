@@ -12,6 +12,8 @@
 //!   the same function exactly when they are the same edge.
 //! - *fuel*: the new nodes the current top-level operation may still make. Past it the
 //!   operation is abandoned (ABANDONED unwinds) and the caller over-approximates.
+//! - *work*: the recursive steps it may still take (memo misses), bounded the same way: an
+//!   operation that only finds nodes made spends no fuel.
 //!
 //! Every operation here is a function of the conditions it is given, not of how the table
 //! holds them: the node a cube walk visits, the cofactors `restrict` follows, the paths
