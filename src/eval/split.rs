@@ -104,7 +104,7 @@ pub fn cases(interp: &Interp, first: usize, members: &[(usize, usize)]) -> Vec<S
 /// widest splits of its own to assume.
 pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, String> {
     let mut report = super::report::run(resolver, options.clone())?;
-    if options.max_cases == 0 || !not_final(&report) {
+    if options.max_cases == 0 || !(unknown_at_bound(&report) || cut(&report)) {
         return Ok(report);
     }
     let Some(split) = widest(&report).cloned() else { return Ok(report) };
@@ -134,21 +134,23 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
     // The case branched on most first, alone, with a share of the step budget: where a bound
     // stops it, one value fixed leaves too much, and the other cases would spend as much for
     // nothing. (Cases that decide took a tenth of the budget on SGLang's MoE blocks.)
-    let probe_options = TraceOptions {
-        max_steps: options.max_steps / PROBE_SHARE,
-        max_nodes: options.max_nodes / PROBE_SHARE,
-        ..runs[0].clone()
-    };
+    // (The node budget stays whole: SGLang 0.5.23's `BailingMoE` finishes its first case
+    // within a twentieth of the steps, past a quarter of the nodes.)
+    let probe_options = TraceOptions { max_steps: options.max_steps / PROBE_SHARE, ..runs[0].clone() };
     let probe = super::report::run(resolver, probe_options)?;
-    // A probe the budget stopped, or whose conditions a bound widened into an UNKNOWN, or
-    // whose rows a cut fell in: the other cases would most likely read the same (SGLang
-    // 0.5.23's `Lfm2MoeSparseMoeBlock` with nothing assumed: fifteen widened cases, 154 s for
-    // no answer). A probe that finished is exactly the answer with the whole budgets.
-    if stopped(&probe) || not_final(&probe) {
+    // A probe the budget stopped, or whose conditions a bound widened into an UNKNOWN: the
+    // other cases would most likely read the same (SGLang 0.5.23's `Lfm2MoeSparseMoeBlock`
+    // with nothing assumed: fifteen widened cases, 154 s for no answer). A probe that
+    // finished is exactly the answer with the whole budget. Where only a cut made the
+    // answer not final, a probe cut again is no cure either; where a bound stopped it, a
+    // probe that finishes is an answer even with rows cut (SGLang 0.5.23's `BailingMoE`:
+    // its first case is cut, five others read MIXED).
+    let cut_only = !unknown_at_bound(&report);
+    if stopped(&probe) || unknown_at_bound(&probe) || (cut_only && cut(&probe)) {
         report.bounds.push(super::report::Note {
             location: None,
             what: format!(
-                "answered again with {} (the case branched on most), a bound stopped, widened or cut that too (with 1/{PROBE_SHARE} of the step and node budgets): not answered case by case",
+                "answered again with {} (the case branched on most), a bound stopped, widened or cut that too (with 1/{PROBE_SHARE} of the step budget): not answered case by case",
                 split.cases[0].condition
             ),
         });
@@ -200,13 +202,18 @@ fn stopped(report: &TraceReport) -> bool {
     }
 }
 
-/// Whether a bound keeps the answer from being final: it is UNKNOWN where a bound stopped or
-/// widened the evaluation (of the entry or of a block), or values holding scaled data were cut
-/// at the alternatives bound where rows hold (whatever they read: the application a row
-/// misses may be among them).
-fn not_final(report: &TraceReport) -> bool {
+/// Whether the answer is UNKNOWN where a bound stopped or widened the evaluation (of the entry
+/// or of a block).
+fn unknown_at_bound(report: &TraceReport) -> bool {
     let bounded = report.provisional || report.stopped || report.blocks.iter().any(|b| b.provisional || b.stopped);
-    (report.verdict == Verdict::Unknown && bounded) || report.rows_cut || report.blocks.iter().any(|b| b.rows_cut)
+    report.verdict == Verdict::Unknown && bounded
+}
+
+/// Whether values holding scaled data were cut at the alternatives bound where rows hold (of
+/// the entry or of a block): those rows are not final, whatever they read (the application a
+/// row misses may be among them).
+fn cut(report: &TraceReport) -> bool {
+    report.rows_cut || report.blocks.iter().any(|b| b.rows_cut)
 }
 
 /// The split to make: the first that can be made, of a block a bound stopped or cut (the
