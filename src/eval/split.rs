@@ -1,7 +1,7 @@
 //! Answering again case by case. When a bound stops the evaluation of every configuration at
-//! once (or cuts values holding scaled data where rows hold), the value it branched on most (the all-to-all backend, a runner's name) is fixed to
-//! each value the code compares it with in turn, and to none of them, and each case is
-//! evaluated on its own, with the whole budget: the bound is usually the product of a few
+//! once (or cuts values holding scaled data where rows hold), the value it branched on most
+//! (the all-to-all backend, a runner's name) is fixed to each value the code compares it with
+//! in turn, and to none of them, and each case is evaluated on its own, with the whole budget: the bound is usually the product of a few
 //! independent choices, and one fixed leaves a fraction of the work. The cases together cover
 //! every configuration; each is exactly the trace with that assumption added.
 
@@ -99,8 +99,8 @@ pub fn cases(interp: &Interp, first: usize, members: &[(usize, usize)]) -> Vec<S
     }
 }
 
-/// The trace, answered again case by case when a bound stopped or cut it (`options.max_cases`: the
-/// most cases made; 0 never splits). A case a bound stops again stays UNKNOWN, with the
+/// The trace, answered again case by case when a bound stopped or cut it
+/// (`options.max_cases`: the most cases made; 0 never splits). A case a bound stops again stays UNKNOWN, with the
 /// widest splits of its own to assume.
 pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, String> {
     let mut report = super::report::run(resolver, options.clone())?;
