@@ -1,9 +1,10 @@
 //! Answering again case by case. When a bound stops the evaluation of every configuration at
 //! once (or cuts values holding scaled data where rows hold), the value it branched on most
 //! (the all-to-all backend, a runner's name) is fixed to each value the code compares it with
-//! in turn, and to none of them, and each case is evaluated on its own, with the whole budget: the bound is usually the product of a few
-//! independent choices, and one fixed leaves a fraction of the work. The cases together cover
-//! every configuration; each is exactly the trace with that assumption added.
+//! in turn, and to none of them, and each case is evaluated on its own, with the whole budget:
+//! the bound is usually the product of a few independent choices, and one fixed leaves a
+//! fraction of the work. The cases together cover every configuration; each is exactly the
+//! trace with that assumption added.
 
 use rayon::prelude::*;
 use serde::Serialize;
