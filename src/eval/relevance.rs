@@ -131,6 +131,8 @@ pub struct Relevance {
     /// Functions without parameters whose every test an assumption fixes (see
     /// `is_decided_by_assumptions`).
     decided: FxHashMap<FuncId, bool>,
+    /// The parameters a function returns copies of (see `copied_parameters`).
+    copiers: FxHashMap<FuncId, Rc<[ruff_python_ast::name::Name]>>,
     /// The frames (stack depth, function) evaluated because they hand back a record their
     /// calls build (see `hands_back_record`); stale entries are dropped when next read.
     record_chain: Vec<(usize, FuncId)>,
@@ -287,6 +289,14 @@ impl Interp<'_, '_> {
         // the stream again: `hidden_states, batch.stream = self._prepare(...)`): skipped, what
         // it returns would be data, and the object, with what the call left on it, lost.
         if self.gives_back_object(func, args) {
+            return true;
+        }
+        // Handed an object, a function every `return` of which is a copy of that parameter
+        // with fields changed (`return replace(moe_runner_config, no_combine=True)`,
+        // `copy.copy(config)`, a record's `_replace`): skipped, the copy would be an unknown
+        // value, each field read from it a fresh one (a free `no_combine`, and the traced
+        // value's name read as a new origin of it).
+        if self.copies_object_handed(func, args) {
             return true;
         }
         // Handed an object of the tree, a function every `return` of which builds an object of
@@ -1379,6 +1389,51 @@ impl Interp<'_, '_> {
             given_back.contains(&name)
                 && arg.value.iter().any(|(_, v)| matches!(v, Value::Obj(_)) && self.keeps_state(v))
         })
+    }
+
+    /// Whether a parameter `func` returns a copy of (see `copied_parameters`) is bound to an
+    /// object of the tree.
+    fn copies_object_handed(&mut self, func: FuncId, args: &Args) -> bool {
+        let copied = self.copied_parameters(func);
+        !copied.is_empty()
+            && self
+                .bound_arguments(func, args)
+                .into_iter()
+                .any(|(name, arg)| copied.contains(&name) && arg.value.iter().any(|(_, v)| self.holds_object(v, 0)))
+    }
+
+    /// The parameters every `return` of `func` copies (`replace(p, ...)`, `copy.copy(p)`,
+    /// `copy.deepcopy(p)`, `p._replace(...)`); empty unless every `return` is such a copy.
+    fn copied_parameters(&mut self, func: FuncId) -> Rc<[ruff_python_ast::name::Name]> {
+        if let Some(known) = self.relevance.copiers.get(&func) {
+            return known.clone();
+        }
+        let params: Vec<&ruff_python_ast::name::Name> =
+            self.index.function(func).params.iter().map(|p| &p.name).collect();
+        let copied_name = |value: Option<&Expr>| -> Option<ruff_python_ast::name::Name> {
+            let Some(Expr::Call(call)) = value else { return None };
+            let copied = match call.func.as_ref() {
+                Expr::Attribute(attr) if attr.attr.as_str() == "_replace" => Some(attr.value.as_ref()),
+                func => {
+                    let name = crate::syntax::dotted_name(func)?;
+                    let last = name.rsplit('.').next().unwrap_or(&name);
+                    matches!(last, "replace" | "copy" | "deepcopy").then(|| call.arguments.args.first()).flatten()
+                }
+            };
+            match copied {
+                Some(Expr::Name(n)) if params.contains(&&n.id) => Some(n.id.clone()),
+                _ => None,
+            }
+        };
+        let scope = self.resolver.local_scope(func);
+        let copies: Option<Vec<ruff_python_ast::name::Name>> =
+            scope.returns.iter().map(|r| copied_name(r.value.as_deref())).collect();
+        let found: Rc<[ruff_python_ast::name::Name]> = match copies {
+            Some(names) if !names.is_empty() => names.into(),
+            _ => Rc::from([]),
+        };
+        self.relevance.copiers.insert(func, found.clone());
+        found
     }
 
     /// Whether `value` is an object a call may leave something on: an instance, an object

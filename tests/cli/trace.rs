@@ -5068,3 +5068,18 @@ fn rows_a_cut_fell_in_are_answered_again_case_by_case() {
     let text = run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.ModeCutMoE"]);
     assert!(text.stdout.contains("a bound cut values holding scaled data in the evaluation"), "{}", text.stdout);
 }
+
+#[test]
+fn a_helper_returning_a_copy_of_the_object_it_is_handed_is_evaluated() {
+    // `paged_config(config, 4)` returns `replace(config, no_combine=True)`: evaluated, the
+    // copy holds the experts' config, whose factor they were never given, and `no_combine`
+    // true. Left a summary, its `routed_scaling_factor` was a fresh read of the value: TWICE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.copied_config.CopiedConfigMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    // Given the factor, the experts' own top-k sum applies it too, but where the copy leaves
+    // the sum to the caller.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.copied_config.CopiedConfigGivenMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "config.paged".into()), ("TWICE".into(), 2, "not config.paged".into())]);
+}
