@@ -144,8 +144,8 @@ pub struct TraceArgs {
     /// When a bound stops the evaluation, or cuts values holding scaled data where rows hold,
     /// it is answered again case by case: the value it branched on most takes each value the
     /// code compares it with, and none of them, each case evaluated on its own (first the case
-    /// branched on most, with a quarter of the step budget: if a bound stops, widens or cuts it
-    /// too, no split). The most cases made (0: never split).
+    /// branched on most, with a quarter of the step budget: if a bound stops or widens it, or
+    /// cuts it again where a cut alone made the answer not final, no split). The most cases made (0: never split).
     #[arg(long, value_name = "N", default_value_t = scaletrace::eval::split::MAX_CASES)]
     pub max_cases: usize,
 }
