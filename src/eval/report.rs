@@ -217,6 +217,10 @@ pub struct SplitOut {
     /// assumption (see `split`); empty when it cannot be split.
     #[serde(skip)]
     pub cases: Vec<super::split::SplitCase>,
+    /// Made only because values holding scaled data were cut where rows hold (no bound
+    /// stopped the evaluation): what the text says of it.
+    #[serde(skip)]
+    pub for_cut: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -1801,7 +1805,7 @@ fn widest_splits(interp: &Interp) -> Vec<SplitOut> {
                 _ => (literal, Vec::new()),
             };
             let cases = super::split::cases(interp, first, &members);
-            SplitOut { name, assume_as, branches, values, cases }
+            SplitOut { name, assume_as, branches, values, cases, for_cut: false }
         })
         .collect()
 }

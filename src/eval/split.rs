@@ -101,14 +101,15 @@ pub fn cases(interp: &Interp, first: usize, members: &[(usize, usize)]) -> Vec<S
 }
 
 /// The trace, answered again case by case when a bound stopped or cut it
-/// (`options.max_cases`: the most cases made; 0 never splits). A case a bound stops again stays UNKNOWN, with the
-/// widest splits of its own to assume.
+/// (`options.max_cases`: the most cases made; 0 never splits). A case a bound stops again
+/// stays UNKNOWN, with the widest splits of its own to assume.
 pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, String> {
     let mut report = super::report::run(resolver, options.clone())?;
     if options.max_cases == 0 || !(unknown_at_bound(&report) || cut(&report)) {
         return Ok(report);
     }
-    let Some(split) = widest(&report).cloned() else { return Ok(report) };
+    let Some(mut split) = widest(&report).cloned() else { return Ok(report) };
+    split.for_cut = !unknown_at_bound(&report);
     if split.cases.len() > options.max_cases {
         report.bounds.push(super::report::Note {
             location: None,
@@ -146,8 +147,7 @@ pub fn run(resolver: &Resolver, options: TraceOptions) -> Result<TraceReport, St
     // answer not final, a probe cut again is no cure either; where a bound stopped it, a
     // probe that finishes is an answer even with rows cut (SGLang 0.5.23's `BailingMoE`:
     // its first case is cut, five others read MIXED).
-    let cut_only = !unknown_at_bound(&report);
-    if stopped(&probe) || unknown_at_bound(&probe) || (cut_only && cut(&probe)) {
+    if stopped(&probe) || unknown_at_bound(&probe) || (split.for_cut && cut(&probe)) {
         report.bounds.push(super::report::Note {
             location: None,
             what: format!(

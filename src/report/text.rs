@@ -397,9 +397,9 @@ fn trace_cases(out: &mut String, report: &crate::eval::TraceReport, split: &crat
     let _ = writeln!(
         out,
         "  a bound {} the evaluation of every configuration at once (bounds hit at the end): answered in\n  {} cases of {}, {what} it branched on most, each evaluated on its own as with that --assume:",
-        match report.provisional || report.stopped {
-            true => "stopped",
-            false => "cut values holding scaled data in",
+        match split.for_cut {
+            true => "cut values holding scaled data in",
+            false => "stopped",
         },
         report.cases.len(),
         split.name
