@@ -113,8 +113,15 @@ impl Cond {
     }
 
     /// Whether `self and other` can hold (constraints not considered; nothing is built).
+    /// Past [`table::OP_WORK`] steps it may: `true`, counted as an approximation.
     pub fn meets(&self, other: &Cond) -> bool {
-        with(|t| t.intersects(self.0, other.0))
+        with(|t| match t.intersects_within(self.0, other.0, table::OP_WORK) {
+            Some(meets) => meets,
+            None => {
+                t.approximated += 1;
+                true
+            }
+        })
     }
 
     /// Same function (diagrams are canonical).
@@ -1873,6 +1880,20 @@ mod tests {
             if meets { met += 1 } else { missed += 1 }
         }
         assert!(met > 300 && missed > 300, "{met} {missed}");
+    }
+
+    #[test]
+    fn a_bounded_satisfiability_check_gives_no_answer_past_its_steps_and_memoizes_nothing() {
+        let mut conds = Conds::default();
+        let atoms: Vec<Cond> = (0..6).map(|i| conds.atom(AtomKey::Test(format!("m{i}")), || format!("m{i}"))).collect();
+        // Five atoms in common, then opposite on the last: each level is one step.
+        let common = atoms[..5].iter().fold(conds.truth(), |c, a| c.and(a));
+        let (a, b) = (common.and(&atoms[5]), common.and(&atoms[5].not()));
+        assert_eq!(with(|t| t.intersects_within(a.0, b.0, 2)), None);
+        // A cut check left no memo behind: with the steps it needs it answers exactly.
+        assert_eq!(with(|t| t.intersects_within(a.0, b.0, 100)), Some(false));
+        assert_eq!(with(|t| t.intersects_within(a.0, common.0, 100)), Some(true));
+        assert!(!a.meets(&b));
     }
 
     #[test]

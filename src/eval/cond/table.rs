@@ -172,6 +172,10 @@ pub struct Table {
     fuel: usize,
     /// Steps the current operation may still take (see [`OP_WORK`]).
     work: usize,
+    /// Steps a bounded [`Table::intersects_within`] may still take; `None` when unbounded.
+    meet_steps: Option<usize>,
+    /// Whether the bounded satisfiability check ran out of steps (it then unwinds with `true`).
+    meet_cut: bool,
     /// Operations that were too large and were over-approximated.
     pub approximated: usize,
 }
@@ -190,6 +194,8 @@ impl Table {
             sizes: FxHashMap::default(),
             fuel: 0,
             work: 0,
+            meet_steps: None,
+            meet_cut: false,
             approximated: 0,
         }
     }
@@ -425,6 +431,18 @@ impl Table {
         r
     }
 
+    /// [`Table::intersects`] within `steps` memo misses; `None` past them. Checks over large
+    /// diagrams whose pairs the lossy memo dropped redid them without end (vLLM 0.20's
+    /// `DeepseekV2DecoderLayer`: most of a split of minutes in single checks).
+    pub fn intersects_within(&mut self, a: u32, b: u32, steps: usize) -> Option<bool> {
+        self.meet_steps = Some(steps);
+        self.meet_cut = false;
+        let meets = self.intersects(a, b);
+        self.meet_steps = None;
+        let cut = std::mem::take(&mut self.meet_cut);
+        (!cut).then_some(meets)
+    }
+
     /// Whether `a and b` is satisfiable, without building it (no node is created).
     pub fn intersects(&mut self, a: u32, b: u32) -> bool {
         if a == FALSE || b == FALSE || a == not(b) {
@@ -437,10 +455,21 @@ impl Table {
         if let Some(r) = self.meets.get([a, b]) {
             return r == 1;
         }
+        if let Some(left) = self.meet_steps.as_mut() {
+            // Out of steps: `true` ends every `||` above at once, and nothing is memoized.
+            if *left == 0 {
+                self.meet_cut = true;
+                return true;
+            }
+            *left -= 1;
+        }
         let var = self.var(a).min(self.var(b));
         let (a0, a1) = self.cofactors(a, var);
         let (b0, b1) = self.cofactors(b, var);
         let r = self.intersects(a0, b0) || self.intersects(a1, b1);
+        if self.meet_cut {
+            return r;
+        }
         self.meets.insert([a, b], r as u32, self.nodes.len());
         r
     }
