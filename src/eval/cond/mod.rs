@@ -1002,7 +1002,7 @@ impl Conds {
         // Printing is no bound of the answer: an operation too large to finish makes the
         // condition "too large to print" (with an example), and is not counted.
         let before = approximated();
-        let products = self.products_unbounded(cond, care);
+        let products = self.products_unbounded(cond, care, true);
         if approximated() != before {
             forget_approximations(before);
             return None;
@@ -1010,11 +1010,19 @@ impl Conds {
         products
     }
 
-    fn products_unbounded(&self, cond: &Cond, care: &Cond) -> Option<Vec<Vec<(usize, bool)>>> {
+    /// `project`: whether to ask [`Conds::allowed_over`] rather than the constraints and
+    /// `care` themselves (the same answers, faster; tests compare the two).
+    fn products_unbounded(&self, cond: &Cond, care: &Cond, project: bool) -> Option<Vec<Vec<(usize, bool)>>> {
         // What is allowed is `constraints and care`; both may be large next to `cond` and its
         // products, so they are never conjoined: every question below is whether one small
         // condition meets both (a search of the three together, which builds no node).
         let constraints = self.constraints_for(cond);
+        let projected = if project { self.allowed_over(cond, &constraints, care) } else { None };
+        let (constraints, care) = match projected {
+            Some(allowed) => (allowed, self.truth()),
+            None => (constraints, *care),
+        };
+        let care = &care;
         let allowed = |small: &Cond| with(|t| t.intersects3(constraints.0, care.0, small.0));
         // The cubes of `cond` itself, or of a form that agrees with it where `care` holds
         // (those of `cond and care` would spell out every test of `care` as well); the
@@ -1095,6 +1103,33 @@ impl Conds {
         }
         out = kept;
         (out.len() <= MAX_PRODUCTS).then_some(out)
+    }
+
+    /// `constraints and care` with the atoms no question of [`Conds::products_within`] asks
+    /// about quantified away: those questions are whether a condition over `cond`'s atoms
+    /// (and the equalities of the values they compare) meets both, and each then walks one
+    /// diagram over those atoms rather than two large ones (most of printing a large report).
+    /// `None` when it would be too large to build.
+    fn allowed_over(&self, cond: &Cond, constraints: &Cond, care: &Cond) -> Option<Cond> {
+        let asked = self.support(cond);
+        let compared: Vec<SymId> = asked
+            .iter()
+            .filter_map(|&a| match &self.atoms[a].key {
+                AtomKey::Equals(sym, _) => Some(*sym),
+                _ => None,
+            })
+            .collect();
+        let is_asked = |a: usize| {
+            asked.binary_search(&a).is_ok()
+                || matches!(&self.atoms[a].key, AtomKey::Equals(sym, _) if compared.contains(sym))
+        };
+        let mut others: FxHashSet<u32> = FxHashSet::default();
+        for a in self.support(constraints).into_iter().chain(self.support(care)) {
+            if !is_asked(a) {
+                others.insert(a as u32);
+            }
+        }
+        with(|t| t.and_exists(constraints.0, care.0, &others)).map(Cond)
     }
 
     /// The equalities of a value that a product only negates equalities of, one of which the
@@ -1880,6 +1915,36 @@ mod tests {
             if meets { met += 1 } else { missed += 1 }
         }
         assert!(met > 300 && missed > 300, "{met} {missed}");
+    }
+
+    #[test]
+    fn products_within_care_are_the_condition_there_and_the_same_projected_or_not() {
+        let mut conds = Conds::default();
+        let mut atoms = interleaved_values(&mut conds);
+        // A value that is one of four: negating three of its equalities implies the fourth.
+        let members: Vec<Cond> =
+            (0..4).map(|k| conds.atom(AtomKey::Equals(7, Constant::Int(k)), || format!("m == {k}"))).collect();
+        conds.exactly_one(7, &members, false);
+        atoms.extend(members);
+        // Atoms only `care` tests: what printing quantifies away.
+        atoms.extend((0..6).map(|i| conds.atom(AtomKey::Test(format!("c{i}")), || format!("c{i}"))));
+        let asked = &atoms[..atoms.len() - 3];
+        let mut next = sequence(29);
+        let all_constraints = conds.groups.values().fold(conds.fixed, |c, g| c.and(g));
+        let mut printed = 0;
+        for _ in 0..400 {
+            let cond = random_condition(&conds, asked, &mut next, [3, 1, 3, 2]);
+            let care = random_condition(&conds, &atoms, &mut next, [3, 1, 3, 2]).not();
+            let Some(products) = conds.products_within(&cond, &care) else { continue };
+            printed += 1;
+            // Asking the projection gives what asking the two conditions gives.
+            assert_eq!(Some(&products), conds.products_unbounded(&cond, &care, false).as_ref());
+            let sum = products.iter().fold(conds.falsity(), |s, p| s.or(&conds.cube(p)));
+            let within = all_constraints.and(&care);
+            let differ = sum.and(&cond.not()).or(&cond.and(&sum.not())).and(&within);
+            assert!(differ.is_false(), "{} printed as {products:?}", conds.render(&cond));
+        }
+        assert!(printed > 300, "{printed}");
     }
 
     #[test]

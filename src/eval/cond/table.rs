@@ -764,6 +764,20 @@ impl Table {
         Some(r)
     }
 
+    /// `(a and b)` with the atoms of `vars` quantified away existentially, within one
+    /// operation's fuel; `None` past it (not counted: the caller has another way).
+    pub fn and_exists(&mut self, a: u32, b: u32, vars: &FxHashSet<u32>) -> Option<u32> {
+        self.refuel();
+        let both = self.and(a, b);
+        if both == ABANDONED {
+            return None;
+        }
+        match self.quantify(both, vars, true, &mut FxHashMap::default()) {
+            ABANDONED => None,
+            r => Some(r),
+        }
+    }
+
     /// `f` with the atoms of `vars` quantified away: existentially (`f` holds for some value
     /// of them) or universally (for every value). ABANDONED past the fuel.
     pub fn quantify(&mut self, f: u32, vars: &FxHashSet<u32>, exists: bool, memo: &mut FxHashMap<u32, u32>) -> u32 {
