@@ -1267,3 +1267,36 @@ fn sglang_0_5_6_scales_the_gpu_experts_twice_with_ktransformers() {
         );
     }
 }
+
+#[test]
+fn sglang_0_5_23_never_applies_llada2s_factor_on_the_npu_softmax_top_k() {
+    // SGLang 0.5.23, read in llada2.py and hardware_backend/npu/moe/topk.py: on NPU the block
+    // turns renormalization off and asks the top-k to apply the factor
+    // (`apply_routed_scaling_factor_on_output=_is_npu`), so the experts leave it out.
+    // `fused_topk_npu`'s fast path (no groups, no correction bias: softmax) calls
+    // `npu_moe_gating_top_k_softmax`, which takes no factor, and nothing applies it after.
+    // With groups the torch top-k multiplies, with a bias the gating kernel is handed it.
+    let Some(tree) = sglang_tree() else { return };
+    let assumptions = ["quant_config=None", "get_moe_a2a_backend()=none", "get_fused_op_backend()=None"];
+    let entry = "sglang.srt.models.llada2.LLaDA2MoeSparseMoeBlock";
+    let out = trace_on(&tree, "routed_scaling_factor", entry, "npu", &assumptions);
+    assert_evaluated_to_the_end(&out);
+    assert_eq!(out["verdict"], "NEVER", "{:#}", out["rows"]);
+    let rows = out["rows"].as_array().unwrap();
+    for row in rows {
+        let grouped = row_requires(row, "config.n_group > 0", true);
+        match row["verdict"].as_str() {
+            Some("NEVER") => {
+                assert!(row_requires(row, "config.n_group > 0", false), "{row:#}");
+                assert!(row_sites(row).is_empty(), "{row:#}");
+            }
+            Some("ONCE") => {
+                let sites = row_sites(row);
+                let kernel = ("sglang/srt/hardware_backend/npu/moe/topk.py".to_string(), 77, 1);
+                let torch_top_k = ("sglang/srt/layers/moe/topk.py".to_string(), 1846, 1);
+                assert!(sites == [kernel] || (grouped && sites == [torch_top_k]), "{row:#}");
+            }
+            _ => panic!("{row:#}"),
+        }
+    }
+}
