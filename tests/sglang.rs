@@ -1300,3 +1300,21 @@ fn sglang_0_5_23_never_applies_llada2s_factor_on_the_npu_softmax_top_k() {
         }
     }
 }
+
+#[test]
+fn sglang_0_5_23_never_applies_nemotron_hs_factor_on_npu() {
+    // SGLang 0.5.23, read in nemotron_h.py, fused_moe_triton/layer.py and
+    // layers/moe/moe_runner/ascend.py: the block leaves the factor to the runner unless the
+    // experts fuse it into the top-k (`_fuses_routed_scaling_factor_in_topk`: never for the
+    // unquantized method off the TRT-LLM and CUTLASS runners), and the Ascend runner reads no
+    // factor; `fused_topk_npu` is handed 1 where the top-k is not asked. sglang PR 31449 (July
+    // 2026) moved the factor into the NPU top-k for such blocks.
+    let Some(tree) = sglang_tree() else { return };
+    let assumptions = ["quant_config=None", "get_moe_a2a_backend()=none", "get_fused_op_backend()=None"];
+    let out =
+        trace_on(&tree, "routed_scaling_factor", "sglang.srt.models.nemotron_h.NemotronHMoE", "npu", &assumptions);
+    assert_evaluated_to_the_end(&out);
+    let rows = out["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!((rows[0]["verdict"].as_str(), rows[0]["when"].as_str()), (Some("NEVER"), Some("always")));
+}
