@@ -1307,8 +1307,8 @@ fn sglang_0_5_23_never_applies_nemotron_hs_factor_on_npu() {
     // layers/moe/moe_runner/ascend.py: the block leaves the factor to the runner unless the
     // experts fuse it into the top-k (`_fuses_routed_scaling_factor_in_topk`: never for the
     // unquantized method off the TRT-LLM and CUTLASS runners), and the Ascend runner reads no
-    // factor; `fused_topk_npu` is handed 1 where the top-k is not asked. sglang PR 31449 (July
-    // 2026) moved the factor into the NPU top-k for such blocks.
+    // factor; `fused_topk_npu` is handed 1 where the top-k is not asked. The family of sglang
+    // PR 31449 (July 2026: NPU top-k weights left unscaled).
     let Some(tree) = sglang_tree() else { return };
     let assumptions = ["quant_config=None", "get_moe_a2a_backend()=none", "get_fused_op_backend()=None"];
     let out =
