@@ -4113,6 +4113,19 @@ fn a_communication_library_moves_each_tensor_with_its_own_scale() {
 }
 
 #[test]
+fn moris_dispatch_hands_back_what_it_was_sent_and_its_combine_does_not_weight() {
+    // MoRI's dispatch/combine op (built lazily by a cached helper behind a property, as SGLang
+    // 0.5.23's EPv2 dispatcher builds it) moves tensors as DeepEP's buffer does; its combine
+    // sums the experts' outputs unweighted. Without its model the dispatch was one outside
+    // computation, and experts that forget the weights read ONCE.
+    for (entry, code, verdict) in [("WeightedMoE", 0, "ONCE"), ("DroppedWeightsMoE", 1, "NEVER")] {
+        let (got, got_verdict, out) = trace("trace/router", &["--entry", &format!("gate.lazy_ep_op.{entry}")]);
+        assert_eq!((got, got_verdict.as_str()), (code, verdict), "{entry}: {}", out.stdout);
+        assert!(!out.stdout.contains("not resolved"), "{entry}: {}", out.stdout);
+    }
+}
+
+#[test]
 fn unpacking_a_named_tuple_into_another_number_of_names_raises() {
     // The masked runner unpacks four fields; handed the normal output (three), Python raises
     // `ValueError`. That configuration cannot run: it was a NEVER row.
