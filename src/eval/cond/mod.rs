@@ -113,9 +113,9 @@ impl Cond {
     }
 
     /// Whether `self and other` can hold (constraints not considered; nothing is built).
-    /// Past [`table::OP_WORK`] steps it may: `true`, counted as an approximation.
+    /// Past [`table::MEET_WORK`] steps it may: `true`, counted as an approximation.
     pub fn meets(&self, other: &Cond) -> bool {
-        with(|t| match t.intersects_within(self.0, other.0, table::OP_WORK) {
+        with(|t| match t.intersects_within(self.0, other.0, table::MEET_WORK) {
             Some(meets) => meets,
             None => {
                 t.approximated += 1;

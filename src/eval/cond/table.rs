@@ -66,6 +66,12 @@ pub const OP_FUEL: usize = 200_000;
 /// million steps, a quarter of a microsecond each). Ten times the fuel: the operations of the
 /// traces that answer took under 700,000.
 pub const OP_WORK: usize = 2_000_000;
+/// Steps (memo misses) one satisfiability test may take before it answers "may meet"
+/// ([`Table::intersects_within`]). It makes no node, so its steps are cheap: ten times an
+/// operation's. At `OP_WORK` vLLM 0.20's `AXK1DecoderLayer` lost three final cases of its
+/// split (tests of 2 to 20 million steps); past this, `DeepseekV2DecoderLayer`'s `nixl_ep`
+/// case spent minutes in single tests.
+pub const MEET_WORK: usize = 10 * OP_WORK;
 /// Nodes the table may hold at most (about 1 GB with its unique table and memos).
 pub const HARD_MAX_NODES: usize = 24_000_000;
 
