@@ -145,7 +145,8 @@ pub struct TraceArgs {
     /// it is answered again case by case: the value it branched on most takes each value the
     /// code compares it with, and none of them, each case evaluated on its own (first the case
     /// branched on most, with a quarter of the step budget: if a bound stops or widens it, or
-    /// cuts it again where a cut alone made the answer not final, no split). The most cases made (0: never split).
+    /// cuts it again where a cut alone made the answer not final, no split). The most cases
+    /// made (0: never split).
     #[arg(long, value_name = "N", default_value_t = scaletrace::eval::split::MAX_CASES)]
     pub max_cases: usize,
 }
