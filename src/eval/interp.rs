@@ -193,6 +193,9 @@ pub struct Frame {
     /// Locals holding freshly allocated floating-point tensors (`torch.empty(...)`): an
     /// outside kernel called for its effect writes its result into them.
     pub buffers: rustc_hash::FxHashSet<Name>,
+    /// Locals bound to a record of tensors' addresses (`args = Args(x.data_ptr(), ...)`), with
+    /// its fields: a call handed the record is handed them (see `pointers.rs`).
+    pub address_records: FxHashMap<Name, Rc<[ruff_python_ast::Expr]>>,
     /// Parameters still holding the tensor the caller passed (not rebound), with the argument
     /// that passed it: writing into one in place (`out.mul_(v)`, `out[i] = x`, a kernel that
     /// stores through it) writes into the caller's tensor.
@@ -1212,6 +1215,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             loop_alive: self.conds.truth(),
             loop_broken: self.conds.falsity(),
             buffers: Default::default(),
+            address_records: FxHashMap::default(),
             aliases: FxHashMap::default(),
             written: Default::default(),
             shares: Vec::new(),

@@ -22,6 +22,7 @@ mod loading;
 mod modules;
 mod ops;
 mod platform;
+mod pointers;
 mod registry;
 mod relevance;
 pub mod report;

@@ -1330,7 +1330,14 @@ impl Interp<'_, '_> {
     /// The generic outside call: combine the scales of the data passed in (as a product), add
     /// delegated applications of the traced value; or, for a callee whose kernel model says
     /// what it returns, that.
-    fn combine_external(&mut self, path: &str, receiver: Option<Value>, args: &Args, pc: &Cond, loc: Loc) -> G {
+    pub(super) fn combine_external(
+        &mut self,
+        path: &str,
+        receiver: Option<Value>,
+        args: &Args,
+        pc: &Cond,
+        loc: Loc,
+    ) -> G {
         if let Some(model) = self.kernels.find(path).filter(|m| m.returns.is_some()).cloned() {
             if let Some(returned) = self.modelled_returns(&model, path, args, pc, loc) {
                 // A kernel that writes what it computes into an argument (`moe_sum(input,

@@ -48,6 +48,7 @@ impl Interp<'_, '_> {
                 let result = self.eval(frame, &expr.value, pc);
                 if let Expr::Call(call) = expr.value.as_ref() {
                     self.write_out_buffers(frame, call, result, pc);
+                    self.write_through_addresses(frame, call, pc);
                 }
             }
             Stmt::Assign(assign) => match assign.targets.as_slice() {
@@ -57,6 +58,7 @@ impl Interp<'_, '_> {
                     self.assign_local(frame, &name.id, result.clone(), pc);
                     if let Expr::Call(call) = assign.value.as_ref() {
                         self.write_out_buffers(frame, call, result, pc);
+                        self.write_through_addresses(frame, call, pc);
                     }
                 }
                 [Expr::Name(name)] => self.assign_name(frame, &name.id, &assign.value, pc),
@@ -786,7 +788,8 @@ impl Interp<'_, '_> {
         let buffer = self.makes_or_names_buffer(frame, value)
             || self.field_buffer(frame, value, pc)
             || self.handed_in_storage(frame, value);
-        PreparedValue { result, sources, buffer }
+        let record = super::pointers::address_record(value);
+        PreparedValue { result, sources, buffer, record }
     }
 
     /// `obj.field = value`: the field holds a buffer when the value is a fresh allocation (or
@@ -851,7 +854,11 @@ impl Interp<'_, '_> {
     }
 
     fn bind_prepared(&mut self, frame: &mut Frame, name: &Name, prepared: PreparedValue, pc: &Cond) {
-        let PreparedValue { result, sources, buffer } = prepared;
+        let PreparedValue { result, sources, buffer, record } = prepared;
+        match record {
+            Some(record) => _ = frame.address_records.insert(name.clone(), record),
+            None => _ = frame.address_records.remove(name),
+        }
         if buffer {
             frame.buffers.insert(name.clone());
         } else if sources.is_empty() {
@@ -1141,6 +1148,8 @@ struct PreparedValue {
     sources: Vec<(Name, Cond)>,
     /// Whether the value is a buffer (fresh, or another name or view of one).
     buffer: bool,
+    /// The fields of a record of addresses it builds (see `pointers.rs`).
+    record: Option<std::rc::Rc<[Expr]>>,
 }
 
 /// The names and values of `a, b = x, y` (a tuple or list of as many plain names on each

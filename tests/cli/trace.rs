@@ -5096,3 +5096,33 @@ fn a_helper_returning_a_copy_of_the_object_it_is_handed_is_evaluated() {
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "config.paged".into()), ("TWICE".into(), 2, "not config.paged".into())]);
 }
+
+#[test]
+fn a_kernel_handed_raw_addresses_fills_the_fresh_tensor_it_was_handed_the_address_of() {
+    // `args = Args(x.data_ptr(), wts.data_ptr(), out.data_ptr(), n)` then a launch with the
+    // record (or the addresses handed straight to an outside function): `out` holds what the
+    // kernel computed from the weights, not the `torch.empty` it was allocated as. Read as the
+    // empty tensor, the folded factor was lost (NEVER where the gate folds it).
+    for (entry, code, verdict, expected) in [
+        ("PackedMoE", 0, "ONCE", vec![("ONCE", 1, "config.fold_in_topk"), ("ONCE", 1, "not config.fold_in_topk")]),
+        ("DirectMoE", 0, "ONCE", vec![("ONCE", 1, "config.fold_in_topk"), ("ONCE", 1, "not config.fold_in_topk")]),
+        (
+            "DoubledPackedMoE",
+            1,
+            "TWICE",
+            vec![("ONCE", 1, "not config.fold_in_topk"), ("TWICE", 2, "config.fold_in_topk")],
+        ),
+    ] {
+        let (got, got_verdict, out) = trace("trace/router", &["--entry", &format!("gate.raw_pointers.{entry}")]);
+        assert_eq!((got, got_verdict.as_str()), (code, verdict), "{entry}: {}", out.stdout);
+        let expected: Vec<(String, i64, String)> =
+            expected.into_iter().map(|(v, e, w)| (v.to_string(), e, w.to_string())).collect();
+        assert_eq!(rows(&out), expected, "{entry}");
+    }
+    // The factor itself packed beside the addresses: the kernel applies it, a delegated
+    // application named by the launch that was handed the record.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.raw_pointers.FactorInRecordMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let site = &out.json()["rows"][0]["parts"][0]["sites"][0];
+    assert_eq!((site["kind"].as_str(), site["location"]["line"].as_i64()), (Some("delegated"), Some(83)), "{site}");
+}

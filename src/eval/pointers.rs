@@ -1,0 +1,167 @@
+//! Compiled code handed raw addresses of tensors (`x.data_ptr()`): directly
+//! (`lib.kernel(x.data_ptr(), out.data_ptr(), n)`), or packed into a record a kernel is launched
+//! with (`args = Args(x.data_ptr(), ..., out.data_ptr(), n)`, a ctypes structure, then
+//! `kernel.launch(grid, args, stream)`). What that code reads and writes is memory the
+//! evaluation cannot see, so it is read as any outside kernel is: what it computes is the
+//! product of the data it is handed (the tensors addressed, and the numbers beside them, with
+//! delegated applications of the traced value among those), and it lands in the fresh buffers
+//! among the addressed tensors; the other addressed tensors are its inputs.
+//!
+//! Read as the `torch.empty` it was allocated as, SGLang's ROCm small-M MoE output (filled so)
+//! held none of the factor folded into the top-k weights: a false NEVER row.
+
+use std::rc::Rc;
+
+use ruff_python_ast::{Expr, ExprCall};
+
+use super::calls::{Arg, Args};
+use super::cond::Cond;
+use super::interp::{Frame, Interp};
+use super::stmts::writable_buffer;
+use super::value::*;
+
+/// Foreign-call wrappers that keep an address (`ctypes.c_void_p(x.data_ptr())`,
+/// `ctypes.cast(ptr, T)`): the tensor addressed is their first argument's.
+const ADDRESS_WRAPPERS: &[&str] = &["c_void_p", "c_uint64", "c_int64", "c_size_t", "cast", "int"];
+
+/// Ways of handing a record by reference (`ctypes.byref(args)`, `ctypes.cast(ctypes.byref(args),
+/// ctypes.c_void_p)`): the record is their first argument.
+const BY_REFERENCE: &[&str] = &["byref", "pointer", "addressof", "cast", "c_void_p"];
+
+/// The tensor whose address `expr` is: `t.data_ptr()` (also of `t.untyped_storage()`), or such
+/// an address wrapped for a foreign call.
+pub fn addressed_tensor(expr: &Expr) -> Option<&Expr> {
+    let Expr::Call(call) = expr else { return None };
+    match call.func.as_ref() {
+        Expr::Attribute(attr) if attr.attr.as_str() == "data_ptr" && call.arguments.is_empty() => {
+            Some(storage_owner(&attr.value))
+        }
+        func if last_name(func).is_some_and(|n| ADDRESS_WRAPPERS.contains(&n)) => {
+            addressed_tensor(call.arguments.args.first()?)
+        }
+        _ => None,
+    }
+}
+
+/// `t.untyped_storage()` / `t.storage()`: `t`'s memory.
+fn storage_owner(expr: &Expr) -> &Expr {
+    if let Expr::Call(call) = expr
+        && let Expr::Attribute(attr) = call.func.as_ref()
+        && matches!(attr.attr.as_str(), "untyped_storage" | "storage")
+        && call.arguments.is_empty()
+    {
+        return &attr.value;
+    }
+    expr
+}
+
+fn last_name(func: &Expr) -> Option<&str> {
+    match func {
+        Expr::Name(name) => Some(name.id.as_str()),
+        Expr::Attribute(attr) => Some(attr.attr.as_str()),
+        _ => None,
+    }
+}
+
+/// The fields of a record of addresses `value` builds (a call, tuple or list at least one of
+/// whose items is an address), in order.
+pub fn address_record(value: &Expr) -> Option<Rc<[Expr]>> {
+    let items: Vec<&Expr> = match value {
+        Expr::Call(call) => {
+            call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value)).collect()
+        }
+        Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+        Expr::List(list) => list.elts.iter().collect(),
+        _ => return None,
+    };
+    if !items.iter().any(|item| addressed_tensor(item).is_some()) {
+        return None;
+    }
+    Some(items.into_iter().cloned().collect())
+}
+
+/// A value read without effects (a local, its attributes and items, a number, arithmetic of
+/// those): a record's field read again where the record is handed over.
+fn plain_read(expr: &Expr) -> bool {
+    match expr {
+        Expr::Name(_) | Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) | Expr::NoneLiteral(_) => true,
+        Expr::Attribute(attr) => plain_read(&attr.value),
+        Expr::Subscript(sub) => plain_read(&sub.value) && plain_read(&sub.slice),
+        Expr::BinOp(op) => plain_read(&op.left) && plain_read(&op.right),
+        Expr::UnaryOp(op) => plain_read(&op.operand),
+        _ => false,
+    }
+}
+
+impl Interp<'_, '_> {
+    /// After a call made for its effect: where it was handed addresses of tensors (or a record
+    /// of them, by name or by reference), the fresh buffers addressed now hold the product of
+    /// the data it was handed.
+    pub(super) fn write_through_addresses(&mut self, frame: &mut Frame, call: &ExprCall, pc: &Cond) {
+        let handed = self.handed_fields(frame, call);
+        if !handed.iter().any(|field| addressed_tensor(field).is_some()) {
+            return;
+        }
+        let mut targets: Vec<Expr> = Vec::new();
+        let mut args = Args::default();
+        for field in handed.iter() {
+            let read = match addressed_tensor(field) {
+                Some(tensor) if writable_buffer(frame, tensor) => {
+                    targets.push(tensor.clone());
+                    continue;
+                }
+                Some(tensor) => tensor,
+                None if plain_read(field) => field,
+                None => continue,
+            };
+            let value = self.eval(frame, read, pc);
+            args.positional.push(Arg { value, loc: Some(self.loc(frame.file, read)) });
+        }
+        if targets.is_empty() {
+            return;
+        }
+        let loc = self.loc(frame.file, call);
+        let label = self.text(self.loc(frame.file, call.func.as_ref()));
+        let result = self.combine_external(&label, None, &args, pc, loc);
+        // Only data counts, and only where it carries the traced value or a scale not known:
+        // a plain product is what the fresh buffer already was.
+        let mut data = G::empty();
+        for (c, v) in result.iter() {
+            if matches!(v, Value::Num(n) if n.carries_traced() || n.parts.iter().any(|p| p.unknown.is_some())) {
+                data.push(&self.conds, *c, v.clone());
+            }
+        }
+        if data.is_empty() {
+            return;
+        }
+        let written = pc.and(&data.coverage(&self.conds));
+        for target in &targets {
+            self.assign_in_place(frame, target, data.clone(), &written);
+        }
+    }
+
+    /// The call's arguments, a record of addresses bound to a local standing for its fields.
+    fn handed_fields(&self, frame: &Frame, call: &ExprCall) -> Vec<Expr> {
+        let mut fields = Vec::new();
+        let arguments = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
+        for argument in arguments {
+            match record_named(frame, argument) {
+                Some(record) => fields.extend(record.iter().cloned()),
+                None => fields.push(argument.clone()),
+            }
+        }
+        fields
+    }
+}
+
+/// The record `expr` names: a local bound to one, or a reference to it
+/// (`ctypes.cast(ctypes.byref(args), ctypes.c_void_p)`).
+fn record_named<'f>(frame: &'f Frame, expr: &Expr) -> Option<&'f Rc<[Expr]>> {
+    match expr {
+        Expr::Name(name) => frame.address_records.get(&name.id),
+        Expr::Call(call) if last_name(&call.func).is_some_and(|n| BY_REFERENCE.contains(&n)) => {
+            record_named(frame, call.arguments.args.first()?)
+        }
+        _ => None,
+    }
+}
