@@ -178,12 +178,14 @@ impl Interp<'_, '_> {
                     Some(element) => SymKey::Path(element, format!("{text} @{}", loc.span.start)),
                     None => SymKey::At(loc, text.clone()),
                 };
-                G::under(pc.clone(), self.sym(key, text, None))
+                // A string, never `None` (a helper returning a reason or `None`).
+                let v = self.sym(key, text, None);
+                G::under(pc.clone(), self.never_none_value(v))
             }
             Expr::TString(_) | Expr::BytesLiteral(_) => {
                 let text = self.text(loc);
                 let v = self.sym(SymKey::At(loc, text.clone()), text, None);
-                G::under(pc.clone(), v)
+                G::under(pc.clone(), self.never_none_value(v))
             }
             Expr::Lambda(_) => {
                 // Free names in the body see the enclosing function's locals, as a closure would.

@@ -235,11 +235,13 @@ impl Interp<'_, '_> {
         }
         match (op, &l, &r) {
             (_, Operand::Const(a), Operand::Const(b)) => {
-                fold(a, op, b).map(Value::Const).unwrap_or_else(|| self.anonymous(loc))
+                fold(a, op, b).map(Value::Const).unwrap_or_else(|| self.anonymous_number(loc))
             }
             // Nothing numeric takes a string operand: `KERNEL_PATH / "csrc"` joins a path,
             // `"%s" % x` formats. Taken for data, a path made every kernel loaded from it data.
-            (_, Operand::Const(Constant::Str(_)), _) | (_, _, Operand::Const(Constant::Str(_))) => self.anonymous(loc),
+            (_, Operand::Const(Constant::Str(_)), _) | (_, _, Operand::Const(Constant::Str(_))) => {
+                self.anonymous_number(loc)
+            }
             (Mult | Div, _, _) => self.scale(l, r, op == Div, c, loc, in_place),
             (MatMult, Operand::Num(a), Operand::Num(b)) => Value::Num(Rc::new(self.product(a, b, 1))),
             (Add | Sub, Operand::Num(a), Operand::Num(b)) => Value::Num(Rc::new(union(a, b))),
@@ -278,7 +280,7 @@ impl Interp<'_, '_> {
                 Value::Num(n.clone())
             }
             (Add, Operand::Data, _) | (Add, _, Operand::Data) => Value::Num(Rc::new(Num::plain_tensor())),
-            _ => self.anonymous(loc),
+            _ => self.anonymous_number(loc),
         }
     }
 
@@ -329,13 +331,30 @@ impl Interp<'_, '_> {
             std::mem::swap(&mut a, &mut b);
         }
         let text = self.text(loc);
-        Some(self.sym(SymKey::Arith(op, a, b), text, None))
+        let value = self.sym(SymKey::Arith(op, a, b), text, None);
+        Some(self.never_none_value(value))
     }
 
-    /// An unknown number computed at `loc` (a symbol named by its text).
+    /// An unknown value computed at `loc` (a symbol named by its text).
     fn anonymous(&mut self, loc: Loc) -> Value {
         let text = self.text(loc);
         self.sym(SymKey::At(loc, text.clone()), text, None)
+    }
+
+    /// An unknown value computed at `loc` by an operator or a tensor's metadata: never `None`
+    /// (`n_routed_experts + n_shared == None` was an atom, and a configuration where it held a
+    /// row of its own).
+    fn anonymous_number(&mut self, loc: Loc) -> Value {
+        let value = self.anonymous(loc);
+        self.never_none_value(value)
+    }
+
+    /// `value`, noted as never `None` when it is a symbol (see `Interp::never_none`).
+    pub(super) fn never_none_value(&mut self, value: Value) -> Value {
+        if let Value::Sym(s) = value {
+            self.never_none.insert(s);
+        }
+        value
     }
 
     /// Multiplication or division. Data times a scalar that carries the traced value is an
@@ -407,7 +426,7 @@ impl Interp<'_, '_> {
                         let parts = b.parts.iter().map(|p| Part { exp: p.exp * sign, ..p.clone() }).collect();
                         Value::Num(Rc::new(Num { tensor: b.tensor, parts, shape: b.shape }))
                     }
-                    _ => self.anonymous(loc),
+                    _ => self.anonymous_number(loc),
                 };
             }
         };
@@ -761,7 +780,7 @@ impl Interp<'_, '_> {
                 match self.known_dimension(&n, name, &args) {
                     Some(known) => known.restrict(&self.conds, pc),
                     None => {
-                        let v = self.anonymous(loc);
+                        let v = self.anonymous_number(loc);
                         G::under(pc.clone(), v)
                     }
                 }
@@ -1199,7 +1218,7 @@ impl Interp<'_, '_> {
                         "sqrt" => G::under(*pc, Value::Const(Constant::Float(0.5))),
                         _ => match args.positional.get(1) {
                             Some(k) => k.value.clone(),
-                            None => return G::under(*pc, self.anonymous(loc)),
+                            None => return G::under(*pc, self.anonymous_number(loc)),
                         },
                     };
                     return self.binop(&base, Operator::Pow, &power, pc, loc, false);

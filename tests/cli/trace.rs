@@ -5126,3 +5126,14 @@ fn a_kernel_handed_raw_addresses_fills_the_fresh_tensor_it_was_handed_the_addres
     let site = &out.json()["rows"][0]["parts"][0]["sites"][0];
     assert_eq!((site["kind"].as_str(), site["location"]["line"].as_i64()), (Some("delegated"), Some(83)), "{site}");
 }
+
+#[test]
+fn sums_and_formatted_strings_are_never_none() {
+    // `config.a + config.b is None` and a reason formatted with an f-string tested against
+    // `None`: neither can hold, and the early returns they guard gave NEVER rows.
+    for entry in ["SummedCountMoE", "ReasonMoE"] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", &format!("gate.never_none_results.{entry}")]);
+        assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{entry}: {}", out.stdout);
+        assert!(!out.stdout.contains("== None"), "{entry}: {}", out.stdout);
+    }
+}
