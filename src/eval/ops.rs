@@ -545,6 +545,18 @@ impl Interp<'_, '_> {
         out
     }
 
+    /// The union of two values each given under its own conditions (the pieces of one
+    /// `torch.cat`, one per alternative of its arguments): where only one is given, that one.
+    /// (Intersected instead, a value with alternatives under exclusive conditions, such as
+    /// weights renormalized under one flag and not under the other, gave nothing.)
+    fn union_where_given(&mut self, a: &G, b: &G, pc: &Cond) -> G {
+        let (a_given, b_given) = (a.coverage(&self.conds), b.coverage(&self.conds));
+        let mut out = self.union_nums(a, b, pc);
+        out.extend(&self.conds, a.restrict(&self.conds, &b_given.not()));
+        out.extend(&self.conds, b.restrict(&self.conds, &a_given.not()));
+        out
+    }
+
     /// `x.add(y, alpha=v)`-like: `x + y * alpha`, the alpha an application site.
     fn add_scaled(&mut self, base: &G, added: &G, alpha: Option<&G>, pc: &Cond, loc: Loc) -> G {
         let scaled = match alpha {
@@ -1262,7 +1274,9 @@ impl Interp<'_, '_> {
             "cat" | "concat" | "concatenate" | "stack" | "hstack" | "vstack" | "where" | "maximum" | "minimum" => {
                 let mut parts = G::under(pc.clone(), plain());
                 let mut pieces: Vec<G> = Vec::new();
-                for arg in &args.positional {
+                // `where(mask, a, b)`: the mask picks between the values, it is not one of them.
+                let values = if last == "where" && args.positional.len() == 3 { 1 } else { 0 };
+                for arg in &args.positional[values..] {
                     for (c, v) in arg.value.0.clone() {
                         match &v {
                             Value::Tuple(items) => pieces.extend(items.iter().map(|g| g.restrict(&self.conds, &c))),
@@ -1280,7 +1294,7 @@ impl Interp<'_, '_> {
                     if piece.iter().any(|(_, v)| matches!(v, Value::Num(_))) {
                         // (`torch.where(mask, x, 1.0 / factor)`: the number enters the data here.)
                         let piece = self.as_tensor_fill(piece, loc);
-                        parts = if first_piece { piece } else { self.union_nums(&parts, &piece, pc) };
+                        parts = if first_piece { piece } else { self.union_where_given(&parts, &piece, pc) };
                         first_piece = false;
                     }
                 }

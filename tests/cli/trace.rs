@@ -5137,3 +5137,23 @@ fn sums_and_formatted_strings_are_never_none() {
         assert!(!out.stdout.contains("== None"), "{entry}: {}", out.stdout);
     }
 }
+
+#[test]
+fn where_keeps_a_value_whose_alternatives_exclude_each_other() {
+    // Weights scaled by `factor / sum` where renormalized and by `factor` where not, then given
+    // a weight of 1 on the shared columns (`tl.where(lane >= TOPK, 1.0, weights)` in a Triton
+    // kernel, `torch.where(mask, ones, weights)` in torch): each alternative was a piece of its
+    // own and the pieces' conditions were intersected, so the weights were lost (NEVER).
+    for entry in ["KernelGateMoE", "TorchGateMoE"] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", &format!("gate.where_alternatives.{entry}")]);
+        assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{entry}: {}", out.stdout);
+        assert_eq!(
+            rows(&out),
+            [
+                ("ONCE".into(), 1, "config.norm_topk_prob".into()),
+                ("ONCE".into(), 1, "not config.norm_topk_prob".into())
+            ],
+            "{entry}"
+        );
+    }
+}
