@@ -1318,3 +1318,44 @@ fn sglang_0_5_23_never_applies_nemotron_hs_factor_on_npu() {
     assert_eq!(rows.len(), 1, "{rows:#?}");
     assert_eq!((rows[0]["verdict"].as_str(), rows[0]["when"].as_str()), (Some("NEVER"), Some("always")));
 }
+
+#[test]
+fn sglang_0_5_23_on_rocm_never_applies_the_factor_with_the_fused_moe_sum_all_reduce() {
+    // SGLang 0.5.23, read in moe_runner/triton_utils/fused_moe.py: with
+    // `--enable-fused-moe-sum-all-reduce` (and more than two experts per token) the Triton
+    // runner's second GEMM writes the weighted sum straight into the output (`out_slice`),
+    // which the CUDA combine then multiplies by the factor; the HIP combine does not test the
+    // flag and sums `intermediate_cache3`, never written on that path, into the output. NEVER
+    // there, whatever else is configured. Without the flag nothing is NEVER on ROCm: the
+    // decode router gate (`rocm_router_gate`, a Triton kernel ending in `tl.where(is_shared,
+    // 1.0, weights)`) folds the factor into the weights it hands on.
+    let Some(tree) = sglang_tree() else { return };
+    let entry = "sglang.srt.models.deepseek_v2.DeepseekV2MoE";
+    for fused_sum in [false, true] {
+        let flag = format!("get_exec().moe.enable_fused_moe_sum_all_reduce={fused_sum}");
+        let assumptions = [
+            "is_deepseek_v4=true",
+            "quant_config=None",
+            "get_moe_a2a_backend()=none",
+            "get_fused_op_backend()=None",
+            "get_exec().moe.enable_paged_experts=false",
+            "get_moe_runner_backend()=auto",
+            "get_bool_env_var(\"SGLANG_USE_AITER\")=true",
+            &flag,
+        ];
+        let out = trace_on(&tree, "routed_scaling_factor", entry, "rocm", &assumptions);
+        assert_evaluated_to_the_end(&out);
+        let rows = out["rows"].as_array().unwrap();
+        let never: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "NEVER").collect();
+        assert_eq!(!never.is_empty(), fused_sum, "{fused_sum}: {never:#?}");
+        for row in never {
+            assert!(row_requires(row, "topk_ids.shape[1] > 2", true), "{row:#}");
+        }
+        if !fused_sum {
+            let router_gate = rows
+                .iter()
+                .any(|r| row_sites(r).iter().any(|(path, _, _)| path == "sglang/kernels/ops/moe/rocm_router_gate.py"));
+            assert!(router_gate, "{rows:#?}");
+        }
+    }
+}
