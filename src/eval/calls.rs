@@ -2558,10 +2558,7 @@ impl Interp<'_, '_> {
         let mut out = G::empty();
         for (_, slot) in slots {
             let slot = slot.restrict(&self.conds, pc);
-            let (held, with) = (out.coverage(&self.conds), slot.coverage(&self.conds));
-            let mut merged = self.union_nums(&out, &slot, pc);
-            merged.extend(&self.conds, out.restrict(&self.conds, &with.not()));
-            merged.extend(&self.conds, slot.restrict(&self.conds, &held.not()));
+            let merged = self.union_where_given(&out, &slot, pc);
             out = self.bounded(merged, None, || "data held in a record took more alternatives than kept".to_string());
         }
         let nothing = pc.and(&out.coverage(&self.conds).not());

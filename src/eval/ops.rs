@@ -549,7 +549,7 @@ impl Interp<'_, '_> {
     /// `torch.cat`, one per alternative of its arguments): where only one is given, that one.
     /// (Intersected instead, a value with alternatives under exclusive conditions, such as
     /// weights renormalized under one flag and not under the other, gave nothing.)
-    fn union_where_given(&mut self, a: &G, b: &G, pc: &Cond) -> G {
+    pub(super) fn union_where_given(&mut self, a: &G, b: &G, pc: &Cond) -> G {
         let (a_given, b_given) = (a.coverage(&self.conds), b.coverage(&self.conds));
         let mut out = self.union_nums(a, b, pc);
         out.extend(&self.conds, a.restrict(&self.conds, &b_given.not()));
