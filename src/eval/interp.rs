@@ -194,8 +194,9 @@ pub struct Frame {
     /// outside kernel called for its effect writes its result into them.
     pub buffers: rustc_hash::FxHashSet<Name>,
     /// Locals bound to a record of tensors' addresses (`args = Args(x.data_ptr(), ...)`), with
-    /// its fields: a call handed the record is handed them (see `pointers.rs`).
-    pub address_records: FxHashMap<Name, Rc<[ruff_python_ast::Expr]>>,
+    /// its fields: a call handed the record is handed them; and locals bound to a tuple of
+    /// names, whose addresses a record may take one by one (see `pointers.rs`).
+    pub address_records: FxHashMap<Name, Rc<[super::pointers::Field]>>,
     /// Parameters still holding the tensor the caller passed (not rebound), with the argument
     /// that passed it: writing into one in place (`out.mul_(v)`, `out[i] = x`, a kernel that
     /// stores through it) writes into the caller's tensor.

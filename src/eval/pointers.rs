@@ -63,9 +63,28 @@ fn last_name(func: &Expr) -> Option<&str> {
     }
 }
 
-/// The fields of a record of addresses `value` builds (a call, tuple or list at least one of
-/// whose items is an address), in order.
-pub fn address_record(value: &Expr) -> Option<Rc<[Expr]>> {
+/// A field of a record handed to compiled code: the address of a tensor, or a value.
+#[derive(Clone, Debug)]
+pub enum Field {
+    Address(Expr),
+    Value(Expr),
+}
+
+impl Field {
+    fn of(expr: &Expr) -> Field {
+        match addressed_tensor(expr) {
+            Some(tensor) => Field::Address(tensor.clone()),
+            None => Field::Value(expr.clone()),
+        }
+    }
+}
+
+/// The fields of the record `value` builds, when it is a call, tuple or list: at least one an
+/// address (`Args(x.data_ptr(), ..., n)`), or the items of a tuple or list of plain names (the
+/// tensors whose addresses a later record takes one by one). `*(t.data_ptr() for t in
+/// tensors)` over a local bound to such a tuple stands for the address of each of its items
+/// (SGLang's ROCm small-M router packs its pointers so).
+pub fn record_fields(frame: &Frame, value: &Expr) -> Option<Rc<[Field]>> {
     let items: Vec<&Expr> = match value {
         Expr::Call(call) => {
             call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value)).collect()
@@ -74,14 +93,57 @@ pub fn address_record(value: &Expr) -> Option<Rc<[Expr]>> {
         Expr::List(list) => list.elts.iter().collect(),
         _ => return None,
     };
-    if !items.iter().any(|item| addressed_tensor(item).is_some()) {
-        return None;
+    let mut fields = Vec::with_capacity(items.len());
+    for item in &items {
+        match item {
+            Expr::Starred(star) => match addresses_of_items(frame, &star.value) {
+                Some(addresses) => fields.extend(addresses),
+                None => fields.push(Field::Value((*item).clone())),
+            },
+            _ => fields.push(Field::of(item)),
+        }
     }
-    Some(items.into_iter().cloned().collect())
+    let addresses = fields.iter().any(|f| matches!(f, Field::Address(_)));
+    let names = !matches!(value, Expr::Call(_))
+        && items
+            .iter()
+            .all(|i| matches!(i, Expr::Name(_)) || matches!(i, Expr::Starred(s) if matches!(*s.value, Expr::Name(_))));
+    (addresses || names).then(|| fields.into())
 }
 
-/// A value read without effects (a local, its attributes and items, a number, arithmetic of
-/// those): a record's field read again where the record is handed over.
+/// `(t.data_ptr() for t in tensors)`, `tensors` a local bound to a tuple or list of names: the
+/// address of each (a starred item among them, whose items are not known, left out).
+fn addresses_of_items(frame: &Frame, expr: &Expr) -> Option<Vec<Field>> {
+    let (element, generators) = match expr {
+        Expr::Generator(g) => (&g.elt, &g.generators),
+        Expr::ListComp(l) => (&l.elt, &l.generators),
+        _ => return None,
+    };
+    let [comprehension] = generators.as_slice() else { return None };
+    if !comprehension.ifs.is_empty() || comprehension.is_async {
+        return None;
+    }
+    let (Expr::Name(variable), Expr::Name(source)) = (&comprehension.target, &comprehension.iter) else {
+        return None;
+    };
+    let Expr::Name(owner) = addressed_tensor(element)? else { return None };
+    if owner.id != variable.id {
+        return None;
+    }
+    let items = frame.address_records.get(&source.id)?;
+    Some(
+        items
+            .iter()
+            .filter_map(|field| match field {
+                Field::Value(item @ Expr::Name(_)) => Some(Field::Address(item.clone())),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// A value read without effects (a local, its attributes and items, a number, arithmetic and
+/// conversions of those): a record's field read again where the record is handed over.
 fn plain_read(expr: &Expr) -> bool {
     match expr {
         Expr::Name(_) | Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) | Expr::NoneLiteral(_) => true,
@@ -89,6 +151,12 @@ fn plain_read(expr: &Expr) -> bool {
         Expr::Subscript(sub) => plain_read(&sub.value) && plain_read(&sub.slice),
         Expr::BinOp(op) => plain_read(&op.left) && plain_read(&op.right),
         Expr::UnaryOp(op) => plain_read(&op.operand),
+        // `float(scale)`: a number converted for the foreign call.
+        Expr::Call(call) => {
+            matches!(call.func.as_ref(), Expr::Name(f) if matches!(f.id.as_str(), "float" | "int" | "bool"))
+                && call.arguments.keywords.is_empty()
+                && call.arguments.args.iter().all(plain_read)
+        }
         _ => false,
     }
 }
@@ -99,20 +167,20 @@ impl Interp<'_, '_> {
     /// the data it was handed.
     pub(super) fn write_through_addresses(&mut self, frame: &mut Frame, call: &ExprCall, pc: &Cond) {
         let handed = self.handed_fields(frame, call);
-        if !handed.iter().any(|field| addressed_tensor(field).is_some()) {
+        if !handed.iter().any(|field| matches!(field, Field::Address(_))) {
             return;
         }
         let mut targets: Vec<Expr> = Vec::new();
         let mut args = Args::default();
         for field in handed.iter() {
-            let read = match addressed_tensor(field) {
-                Some(tensor) if writable_buffer(frame, tensor) => {
+            let read = match field {
+                Field::Address(tensor) if writable_buffer(frame, tensor) => {
                     targets.push(tensor.clone());
                     continue;
                 }
-                Some(tensor) => tensor,
-                None if plain_read(field) => field,
-                None => continue,
+                Field::Address(tensor) => tensor,
+                Field::Value(value) if plain_read(value) => value,
+                Field::Value(_) => continue,
             };
             let value = self.eval(frame, read, pc);
             args.positional.push(Arg { value, loc: Some(self.loc(frame.file, read)) });
@@ -141,13 +209,13 @@ impl Interp<'_, '_> {
     }
 
     /// The call's arguments, a record of addresses bound to a local standing for its fields.
-    fn handed_fields(&self, frame: &Frame, call: &ExprCall) -> Vec<Expr> {
+    fn handed_fields(&self, frame: &Frame, call: &ExprCall) -> Vec<Field> {
         let mut fields = Vec::new();
         let arguments = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
         for argument in arguments {
             match record_named(frame, argument) {
                 Some(record) => fields.extend(record.iter().cloned()),
-                None => fields.push(argument.clone()),
+                None => fields.push(Field::of(argument)),
             }
         }
         fields
@@ -156,7 +224,7 @@ impl Interp<'_, '_> {
 
 /// The record `expr` names: a local bound to one, or a reference to it
 /// (`ctypes.cast(ctypes.byref(args), ctypes.c_void_p)`).
-fn record_named<'f>(frame: &'f Frame, expr: &Expr) -> Option<&'f Rc<[Expr]>> {
+fn record_named<'f>(frame: &'f Frame, expr: &Expr) -> Option<&'f Rc<[Field]>> {
     match expr {
         Expr::Name(name) => frame.address_records.get(&name.id),
         Expr::Call(call) if last_name(&call.func).is_some_and(|n| BY_REFERENCE.contains(&n)) => {

@@ -788,7 +788,7 @@ impl Interp<'_, '_> {
         let buffer = self.makes_or_names_buffer(frame, value)
             || self.field_buffer(frame, value, pc)
             || self.handed_in_storage(frame, value);
-        let record = super::pointers::address_record(value);
+        let record = super::pointers::record_fields(frame, value);
         PreparedValue { result, sources, buffer, record }
     }
 
@@ -1149,7 +1149,7 @@ struct PreparedValue {
     /// Whether the value is a buffer (fresh, or another name or view of one).
     buffer: bool,
     /// The fields of a record of addresses it builds (see `pointers.rs`).
-    record: Option<std::rc::Rc<[Expr]>>,
+    record: Option<std::rc::Rc<[super::pointers::Field]>>,
 }
 
 /// The names and values of `a, b = x, y` (a tuple or list of as many plain names on each

@@ -5121,10 +5121,17 @@ fn a_kernel_handed_raw_addresses_fills_the_fresh_tensor_it_was_handed_the_addres
     }
     // The factor itself packed beside the addresses: the kernel applies it, a delegated
     // application named by the launch that was handed the record.
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.raw_pointers.FactorInRecordMoE"]);
-    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
-    let site = &out.json()["rows"][0]["parts"][0]["sites"][0];
-    assert_eq!((site["kind"].as_str(), site["location"]["line"].as_i64()), (Some("delegated"), Some(83)), "{site}");
+    // So is the factor converted beside addresses taken one by one from a tuple of tensors.
+    for (entry, line) in [("FactorInRecordMoE", 86), ("StarredRecordMoE", 94)] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", &format!("gate.raw_pointers.{entry}")]);
+        assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{entry}: {}", out.stdout);
+        let site = &out.json()["rows"][0]["parts"][0]["sites"][0];
+        assert_eq!(
+            (site["kind"].as_str(), site["location"]["line"].as_i64()),
+            (Some("delegated"), Some(line)),
+            "{site}"
+        );
+    }
 }
 
 #[test]
