@@ -30,7 +30,7 @@ const BY_REFERENCE: &[&str] = &["byref", "pointer", "addressof", "cast", "c_void
 
 /// The tensor whose address `expr` is: `t.data_ptr()` (also of `t.untyped_storage()`), or such
 /// an address wrapped for a foreign call.
-pub fn addressed_tensor(expr: &Expr) -> Option<&Expr> {
+fn addressed_tensor(expr: &Expr) -> Option<&Expr> {
     let Expr::Call(call) = expr else { return None };
     match call.func.as_ref() {
         Expr::Attribute(attr) if attr.attr.as_str() == "data_ptr" && call.arguments.is_empty() => {
@@ -84,7 +84,7 @@ impl Field {
 /// tensors whose addresses a later record takes one by one). `*(t.data_ptr() for t in
 /// tensors)` over a local bound to such a tuple stands for the address of each of its items
 /// (SGLang's ROCm small-M router packs its pointers so).
-pub fn record_fields(frame: &Frame, value: &Expr) -> Option<Rc<[Field]>> {
+pub fn record_of_addresses(frame: &Frame, value: &Expr) -> Option<Rc<[Field]>> {
     let items: Vec<&Expr> = match value {
         Expr::Call(call) => {
             call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value)).collect()

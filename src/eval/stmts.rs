@@ -788,7 +788,7 @@ impl Interp<'_, '_> {
         let buffer = self.makes_or_names_buffer(frame, value)
             || self.field_buffer(frame, value, pc)
             || self.handed_in_storage(frame, value);
-        let record = super::pointers::record_fields(frame, value);
+        let record = super::pointers::record_of_addresses(frame, value);
         PreparedValue { result, sources, buffer, record }
     }
 
