@@ -93,6 +93,14 @@ pub fn record_of_addresses(frame: &Frame, value: &Expr) -> Option<Rc<[Field]>> {
         Expr::List(list) => list.elts.iter().collect(),
         _ => return None,
     };
+    let names = !matches!(value, Expr::Call(_))
+        && items
+            .iter()
+            .all(|i| matches!(i, Expr::Name(_)) || matches!(i, Expr::Starred(s) if matches!(*s.value, Expr::Name(_))));
+    // (Most assignments build no record: nothing is cloned for them.)
+    if !names && !items.iter().any(|i| matches!(i, Expr::Starred(_)) || addressed_tensor(i).is_some()) {
+        return None;
+    }
     let mut fields = Vec::with_capacity(items.len());
     for item in &items {
         match item {
@@ -104,10 +112,6 @@ pub fn record_of_addresses(frame: &Frame, value: &Expr) -> Option<Rc<[Field]>> {
         }
     }
     let addresses = fields.iter().any(|f| matches!(f, Field::Address(_)));
-    let names = !matches!(value, Expr::Call(_))
-        && items
-            .iter()
-            .all(|i| matches!(i, Expr::Name(_)) || matches!(i, Expr::Starred(s) if matches!(*s.value, Expr::Name(_))));
     (addresses || names).then(|| fields.into())
 }
 
@@ -166,6 +170,12 @@ impl Interp<'_, '_> {
     /// of them, by name or by reference), the fresh buffers addressed now hold the product of
     /// the data it was handed.
     pub(super) fn write_through_addresses(&mut self, frame: &mut Frame, call: &ExprCall, pc: &Cond) {
+        // (Most calls are handed no address: nothing is cloned for them.)
+        let mut arguments = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
+        let has_address = |record: &Rc<[Field]>| record.iter().any(|f| matches!(f, Field::Address(_)));
+        if !arguments.any(|a| addressed_tensor(a).is_some() || record_named(frame, a).is_some_and(has_address)) {
+            return;
+        }
         let handed = self.handed_fields(frame, call);
         if !handed.iter().any(|field| matches!(field, Field::Address(_))) {
             return;
