@@ -37,6 +37,16 @@ pub fn is_dict_base(path: &str) -> bool {
 /// and arguments, and the (absolute) condition it was made under.
 pub type Skipped = (FuncId, Option<Value>, Args, Cond);
 
+/// A constructor skipped on an object (see `Interp::skipped_call`), with the object's fields
+/// as they were when it was skipped: what was written into the object after that point (the
+/// rest of a subclass's constructor after `super().__init__()`, or code setting an attribute
+/// of the built object) comes after it in program order, and wins over what it writes when it
+/// finally runs.
+pub struct SkippedConstructor {
+    pub call: Skipped,
+    pub fields_then: rustc_hash::FxHashMap<ruff_python_ast::name::Name, G>,
+}
+
 /// A call's arguments as evaluated.
 #[derive(Clone, Debug, Default)]
 pub struct Args {
@@ -1357,7 +1367,10 @@ impl Interp<'_, '_> {
         if self.index.function(func).name.as_str() == "__init__" {
             if let Some(Value::Obj(id)) = &receiver {
                 if matches!(self.heap[*id as usize].kind, ObjKind::Instance(_)) {
-                    let later = Rc::new((func, receiver.clone(), args.clone(), self.base.and(pc)));
+                    let later = Rc::new(SkippedConstructor {
+                        call: (func, receiver.clone(), args.clone(), self.base.and(pc)),
+                        fields_then: self.heap[*id as usize].fields.clone(),
+                    });
                     // Called by a constructor on an object older than its call (its `self`,
                     // not an object it just made): a base class's part of an object being built.
                     let base_part = *id < self.heap_mark
@@ -1562,10 +1575,30 @@ impl Interp<'_, '_> {
     pub fn build_skipped(&mut self, id: HeapId, loc: Loc) {
         let Some(skipped) = self.unbuilt.remove(&id) else { return };
         let first = self.heap.len() as HeapId;
-        self.evaluate_skipped(&skipped, loc);
+        self.run_skipped_constructor(id, &skipped, loc);
         if self.loaded_phase_done {
             self.after_loading(first..self.heap.len() as HeapId, loc);
             self.after_loading(id..id + 1, loc);
+        }
+    }
+
+    /// Runs a constructor skipped earlier on object `id`, then puts back what was written into
+    /// the object since it was skipped (see `SkippedConstructor`). Run over them, a base
+    /// class's `self.impl = Plain()` replaced the subclass's `self.impl = Scaled(scale)`, set
+    /// after `super().__init__()`: the scaling implementation the object holds was lost.
+    pub fn run_skipped_constructor(&mut self, id: HeapId, skipped: &SkippedConstructor, loc: Loc) {
+        let before = self.heap[id as usize].fields.clone();
+        self.evaluate_skipped(&skipped.call, loc);
+        let written_since: Vec<(ruff_python_ast::name::Name, G)> = before
+            .into_iter()
+            .filter(|(name, g)| !skipped.fields_then.get(name).is_some_and(|then| then.same_as(g)))
+            .collect();
+        if written_since.is_empty() {
+            return;
+        }
+        self.touch(id);
+        for (name, g) in written_since {
+            self.heap[id as usize].fields.insert(name, g);
         }
     }
 

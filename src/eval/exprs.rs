@@ -1877,7 +1877,7 @@ impl Interp<'_, '_> {
                 // A base class's constructor was skipped: it may set this field.
                 let pending = self.unbuilt_bases.remove(&id).unwrap_or_default();
                 for skipped in pending {
-                    self.evaluate_skipped(&skipped, loc);
+                    self.run_skipped_constructor(id, &skipped, loc);
                 }
                 return self.object_attr(id, attr, pc, loc);
             }

@@ -405,12 +405,12 @@ pub struct Interp<'r, 'a> {
     pub calling_deferred: rustc_hash::FxHashSet<SymId>,
     /// Instances whose `__init__` was skipped as not worth evaluating: built when a field is
     /// read.
-    pub unbuilt: FxHashMap<HeapId, Rc<super::calls::Skipped>>,
+    pub unbuilt: FxHashMap<HeapId, Rc<super::calls::SkippedConstructor>>,
     /// Base-class constructors a constructor skipped (`super().__init__()` into a base that
     /// looked irrelevant), by object: run when a field none of the constructors that ran set
     /// is read (`BaseFusedOp.__init__` setting `self._forward_method = None`). Unlike
     /// `unbuilt`, this holds for objects with outside bases too: the object itself is built.
-    pub unbuilt_bases: FxHashMap<HeapId, Vec<Rc<super::calls::Skipped>>>,
+    pub unbuilt_bases: FxHashMap<HeapId, Vec<Rc<super::calls::SkippedConstructor>>>,
     /// The entry is built and loaded: the forward path runs now (modules built later, on
     /// first call, are loaded as they are built).
     pub loaded_phase_done: bool,

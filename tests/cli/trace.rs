@@ -5164,3 +5164,14 @@ fn where_keeps_a_value_whose_alternatives_exclude_each_other() {
         );
     }
 }
+
+#[test]
+fn a_base_constructor_run_late_keeps_what_the_subclass_set_after_it() {
+    // `super().__init__(kind)` skipped while building, then run when `self.kind` is read: its
+    // `self.impl = Plain()` replaced the subclass's `self.impl = Scaled(scale)` (ONCE).
+    for (entry, code, verdict) in [("LateBaseMoE", 1, "TWICE"), ("UnscaledLateBaseMoE", 0, "ONCE")] {
+        let (got, got_verdict, out) =
+            trace("trace/router", &["--entry", &format!("gate.late_base_constructor.{entry}")]);
+        assert_eq!((got, got_verdict.as_str()), (code, verdict), "{entry}: {}", out.stdout);
+    }
+}
