@@ -1174,6 +1174,12 @@ impl<'r, 'a> Interp<'r, 'a> {
         };
         let new = old.overwritten(&self.conds, value, pc);
         self.class_writes.insert((class, name.clone()), new);
+        // A class is older than every call, and its attributes are not versioned as objects
+        // are: a call that writes one (`cls._buffer = Buffer(...)`, a process-wide buffer made
+        // once) has an effect a summary cannot replay. Replayed under another configuration, it
+        // gave back the class attribute as first read, `None` where the first call had not
+        // made the buffer.
+        self.not_replayable();
     }
 
     /// `obj.name = value` under `pc`.
@@ -1708,6 +1714,8 @@ impl<'r, 'a> Interp<'r, 'a> {
             // that builds a process-wide object once): that value where it was written, the
             // class body's elsewhere (see `set_class_attr`).
             if let Some(written) = self.class_writes.get(&(base, Name::new(name))) {
+                // What code wrote there may change again after this call: not a summary.
+                self.not_replayable();
                 return Some((base, written.clone()));
             }
             // Set on the class by the module's code after the class statement: that value is

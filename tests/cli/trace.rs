@@ -5175,3 +5175,21 @@ fn a_base_constructor_run_late_keeps_what_the_subclass_set_after_it() {
         assert_eq!((got, got_verdict.as_str()), (code, verdict), "{entry}: {}", out.stdout);
     }
 }
+
+#[test]
+fn a_call_that_writes_a_class_attribute_is_not_replayed_from_a_summary() {
+    // `cls._buffer = Buffer(...)` made once, asked for on two paths with the same arguments:
+    // replayed from the first call's summary, the second gave back `None` (the attribute as the
+    // first call read it), so every configuration of its path raised and its TWICE row was gone.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.class_cached_buffer.CachedBufferMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.json().get("raises").is_none(), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.class_cached_buffer.DoubledOnSlowPathMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "config.fast_path".into()), ("TWICE".into(), 2, "not config.fast_path".into())],
+        "{}",
+        out.stdout
+    );
+}
