@@ -105,6 +105,10 @@ pub struct Relevance {
     /// What each function calls, as resolved statically (see `static_callees`).
     callees: FxHashMap<FuncId, Rc<[FuncId]>>,
     getters: FxHashMap<FuncId, bool>,
+    /// Methods that pick one of their object's attributes (see `is_attribute_selector`).
+    selectors: FxHashMap<FuncId, bool>,
+    /// Enum methods that pick a member (see `is_member_chooser`).
+    member_choosers: FxHashMap<FuncId, bool>,
     /// Functions that return lists they fill in a loop over a parameter (see
     /// `fills_lists_from_parameter`).
     fillers: FxHashMap<FuncId, bool>,
@@ -402,6 +406,20 @@ impl Interp<'_, '_> {
         if known_member && args.all_values().all(|g| g.iter().all(|(_, v)| matches!(v, Value::Const(_)))) {
             return true;
         }
+        // A method of an enum that picks a member (`def resolve(self, is_extend): if self !=
+        // Mode.AUTO: return self; ...`), called on a member known only as one of the enum's:
+        // evaluated, its result is that member or the ones it picks, under tests on the same
+        // value that the enum's predicates (`enable_low_latency()`) also make; named, it was a
+        // free member, so a dispatcher's implementation for one mode was read where the mode
+        // built only the other.
+        let unknown_member = match receiver {
+            Some(Value::Sym(s)) => self.syms[*s as usize].class_hint.is_some_and(|c| self.is_enum(c)),
+            Some(Value::Obj(id)) => matches!(self.heap[*id as usize].kind, ObjKind::Abstract(c, _) if self.is_enum(c)),
+            _ => false,
+        };
+        if unknown_member && self.is_member_chooser(func) {
+            return true;
+        }
         // A module function handed known integers or `None`, and otherwise configuration
         // values (`get_pp_indices(num_layers, pp_rank, pp_size)` with the rank and size
         // assumed, `_handed_off(None)`): its result is exact where the known ones decide it
@@ -432,7 +450,8 @@ impl Interp<'_, '_> {
             || self.is_decided_by_assumptions(func)
             || self.is_classifier(func)
             || self.is_accessor(func)
-            || (receiver.is_some_and(|r| matches!(r, Value::Obj(_))) && self.is_getter_method(func))
+            || (receiver.is_some_and(|r| matches!(r, Value::Obj(_)))
+                && (self.is_getter_method(func) || self.is_attribute_selector(func)))
             || (self.is_getter_function(func) && self.reads_written_attribute(func, args))
             || self.reads_rebound_global(func)
             || self.is_item_generator(func)
@@ -939,6 +958,61 @@ impl Interp<'_, '_> {
     /// `stream_of(batch)` returning `batch.residual_stream` after checking it is set.
     fn is_getter_function(&mut self, func: FuncId) -> bool {
         self.index.function(func).class().is_none() && self.has_getter_body(func)
+    }
+
+    /// Whether `func` is a method that picks one of its object's attributes: its every
+    /// `return` gives an attribute of `self` (`return self._normal_dispatcher`), under tests
+    /// that may call anything (`if self.mode.resolve(get_is_extend_in_batch()) == NORMAL:`).
+    /// Called on an object the evaluation built, evaluated, it gives the objects the object
+    /// holds; named, it was an unknown of its annotated class, standing for every subclass,
+    /// classes the object never holds among them (SGLang's MoRI dispatcher `_get_impl()`:
+    /// its EPv2 implementation in EPv1 configurations, whose unbuilt op blocked the trace).
+    fn is_attribute_selector(&mut self, func: FuncId) -> bool {
+        if self.index.function(func).class().is_none() {
+            return false;
+        }
+        self.relevance_fact_selector(func)
+    }
+
+    fn relevance_fact_selector(&mut self, func: FuncId) -> bool {
+        self.definition_fact(
+            func,
+            |r| &mut r.selectors,
+            |def| {
+                let receiver = match def.parameters.posonlyargs.first().or(def.parameters.args.first()) {
+                    Some(p) => p.parameter.name.id.clone(),
+                    None => return false,
+                };
+                def.decorator_list.is_empty() && is_attribute_selector_body(&def.body, &receiver)
+            },
+        )
+    }
+
+    /// Whether `func` is a method of an enum whose every `return` gives its receiver, a member
+    /// of its class (`Mode.NORMAL`) or a literal, in a body of at most twelve `if`s,
+    /// assignments to names, `raise`s and such `return`s.
+    fn is_member_chooser(&mut self, func: FuncId) -> bool {
+        let Some(class) = self.index.function(func).class() else { return false };
+        if !self.is_enum(class) {
+            return false;
+        }
+        let class_name = self.index.class(class).name.to_string();
+        self.definition_fact(
+            func,
+            |r| &mut r.member_choosers,
+            |def| {
+                let receiver = match def.parameters.posonlyargs.first().or(def.parameters.args.first()) {
+                    Some(p) => p.parameter.name.id.clone(),
+                    None => return false,
+                };
+                let returns_member = |expr: &Expr| match expr {
+                    Expr::Name(n) => n.id == receiver,
+                    Expr::Attribute(a) => matches!(a.value.as_ref(), Expr::Name(n) if n.id.as_str() == class_name),
+                    e => e.is_literal_expr(),
+                };
+                def.decorator_list.is_empty() && is_small_choice_body(&def.body, &returns_member)
+            },
+        )
     }
 
     fn has_getter_body(&mut self, func: FuncId) -> bool {
@@ -1968,6 +2042,53 @@ fn is_getter_body(body: &[Stmt]) -> bool {
             }
             _ => false,
         })
+}
+
+/// The statements of an attribute selector (see `Interp::is_attribute_selector`): what
+/// every `return` gives is an attribute path of `receiver`.
+fn is_attribute_selector_body(body: &[Stmt], receiver: &str) -> bool {
+    fn own_attribute(expr: &Expr, receiver: &str) -> bool {
+        match expr {
+            Expr::Attribute(a) => match a.value.as_ref() {
+                Expr::Name(n) => n.id.as_str() == receiver,
+                inner => own_attribute(inner, receiver),
+            },
+            _ => false,
+        }
+    }
+    is_small_choice_body(body, &|expr| own_attribute(expr, receiver))
+}
+
+/// A body that chooses what to return (see `is_attribute_selector_body`,
+/// `Interp::is_member_chooser`): at most twelve statements, of `if` (any test), assignments to
+/// names, `raise` and `return` of what `returned` accepts; at least one such `return`, and no
+/// other.
+fn is_small_choice_body(body: &[Stmt], returned: &dyn Fn(&Expr) -> bool) -> bool {
+    fn walk(body: &[Stmt], returned: &dyn Fn(&Expr) -> bool, count: &mut usize, returns: &mut usize) -> bool {
+        body.iter().all(|stmt| {
+            *count += 1;
+            *count <= 12
+                && match stmt {
+                    Stmt::Return(ret) => {
+                        *returns += 1;
+                        ret.value.as_deref().is_some_and(returned)
+                    }
+                    Stmt::Raise(_) | Stmt::Pass(_) => true,
+                    Stmt::Assign(a) => a.targets.iter().all(|t| matches!(t, Expr::Name(_))),
+                    Stmt::If(node) => {
+                        walk(&node.body, returned, count, returns)
+                            && node.elif_else_clauses.iter().all(|c| walk(&c.body, returned, count, returns))
+                    }
+                    _ => false,
+                }
+        })
+    }
+    let body = match body {
+        [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
+        _ => body,
+    };
+    let (mut count, mut returns) = (0, 0);
+    walk(body, returned, &mut count, &mut returns) && returns > 0
 }
 
 /// The statements of an accessor (see `Interp::is_accessor`): at most six, each binding a name

@@ -5193,3 +5193,37 @@ fn a_call_that_writes_a_class_attribute_is_not_replayed_from_a_summary() {
         out.stdout
     );
 }
+
+#[test]
+fn a_dispatcher_picks_among_the_implementations_it_built_by_the_mode_it_resolves() {
+    // `_get_impl()` returns `self._normal` or `self._low_latency` by `self.mode.resolve(...)`.
+    // Named, it stood for every implementation of its annotated class, one the dispatcher never
+    // builds among them (UNKNOWN there); and the enum's `resolve`, named, was a member free of
+    // the mode that chose what was built, so the scaling low-latency implementation was read
+    // where the mode built only the other, and lost where it did build it.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.impl_selector.SelectedImplMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    // No configuration raises: the mode never resolves to a member the dispatcher did not build.
+    assert!(out.json().get("raises").is_none(), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.impl_selector.DoubledLowLatencyMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            (
+                "ONCE".into(),
+                1,
+                "get_mode() == \"normal\" or (not (get_mode() == \"low_latency\") and current_batch_is_extend())"
+                    .into()
+            ),
+            (
+                "TWICE".into(),
+                2,
+                "(not (get_mode() == \"normal\") and not current_batch_is_extend()) or get_mode() == \"low_latency\""
+                    .into()
+            ),
+        ],
+        "{}",
+        out.stdout
+    );
+}
