@@ -1269,6 +1269,18 @@ impl Interp<'_, '_> {
             }
         }
         let mut result = returns.restrict(&self.conds, pc);
+        // An unknown it returns is of the class it declares: one outside the tree (`->
+        // ElasticBuffer`, a buffer a registry the trace cannot see holds) is an instance of
+        // it, whose methods are outside calls, as those of the one made on another path are.
+        // Named, every call on it was unresolved.
+        if result.iter().any(|(_, v)| matches!(v, Value::Sym(_))) {
+            if let Some(path) = self.declared_outside_class(func) {
+                result = self.map(&result, |_, v| match v {
+                    Value::Sym(_) => Value::ExternalObj(path.clone()),
+                    other => other,
+                });
+            }
+        }
         let falls_off = pc.and(&alive);
         if self.conds.feasible(&falls_off) {
             result.push(&self.conds, falls_off, Value::none());
@@ -1301,6 +1313,33 @@ impl Interp<'_, '_> {
             }
             other => other,
         })
+    }
+
+    /// The class outside the tree `func` declares it returns (`-> ElasticBuffer`, imported
+    /// from a package not in the tree), by dotted path: a plain name or attribute that
+    /// resolves to one outside class only. Not `torch`'s (tensors are data, not objects), the
+    /// standard library's or `typing`'s.
+    fn declared_outside_class(&mut self, func: FuncId) -> Option<Rc<str>> {
+        let returns = self.index.function(func).returns.clone()?;
+        if !matches!(returns.as_ref(), Expr::Name(_) | Expr::Attribute(_)) {
+            return None;
+        }
+        let ctx = crate::resolve::Ctx::module(func.file);
+        let found = self.resolver.resolve(&ctx, &returns);
+        let mut paths = found.iter().map(|f| match &f.def {
+            crate::resolve::Def::External(path) => Some(path.as_str()),
+            _ => None,
+        });
+        let path = paths.next()??;
+        if paths.any(|p| p != Some(path)) {
+            return None;
+        }
+        let (module, class) = path.rsplit_once('.')?;
+        let root = module.split('.').next().unwrap_or(module);
+        let outside_class = class.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && !matches!(root, "torch" | "typing" | "typing_extensions" | "builtins" | "numpy")
+            && !super::ops::is_standard_library(path);
+        outside_class.then(|| Rc::from(path))
     }
 
     /// The arguments as seen from inside a call made under `pc` (conditions `pc` decides are

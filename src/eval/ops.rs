@@ -2109,7 +2109,7 @@ fn is_tensor_method(name: &str) -> bool {
 }
 
 /// Whether a dotted path names something of Python's standard library (by its top module).
-fn is_standard_library(path: &str) -> bool {
+pub(super) fn is_standard_library(path: &str) -> bool {
     const MODULES: &[&str] = &[
         "abc",
         "argparse",

@@ -5227,3 +5227,16 @@ fn a_dispatcher_picks_among_the_implementations_it_built_by_the_mode_it_resolves
         out.stdout
     );
 }
+
+#[test]
+fn an_outside_object_a_helper_declares_it_returns_is_one_on_every_path() {
+    // `get_buffer(...) -> ElasticBuffer` gives back the buffer a registry holds, or makes one.
+    // The one read from the registry was an unknown value, every call on it unresolved (UNKNOWN
+    // on that path).
+    for (entry, code, verdict) in [("CachedBufferMoE", 0, "ONCE"), ("DoubledCachedBufferMoE", 1, "TWICE")] {
+        let (got, got_verdict, out) =
+            trace("trace/router", &["--entry", &format!("gate.declared_outside_return.{entry}")]);
+        assert_eq!((got, got_verdict.as_str()), (code, verdict), "{entry}: {}", out.stdout);
+        assert_eq!(out.json()["rows"].as_array().map(|r| r.len()), Some(1), "{entry}: {}", out.stdout);
+    }
+}
