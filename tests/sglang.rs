@@ -1359,3 +1359,28 @@ fn sglang_0_5_23_on_rocm_never_applies_the_factor_with_the_fused_moe_sum_all_red
         }
     }
 }
+
+#[test]
+fn sglang_0_5_23_scales_laguna_and_lfm2_once_with_every_all_to_all_backend() {
+    // SGLang 0.5.23, read in token_dispatcher/moriep.py and deepep_v2.py: the MoRI dispatcher
+    // picks the implementation it built for the mode (`_get_impl()`: EPv2's where
+    // `SGLANG_MORI_EP_V2`, else normal or low-latency as `deepep_mode.resolve(...)` says), and
+    // the DeepEP v2 dispatcher's buffer (`-> ElasticBuffer`) is the one the runtime's resources
+    // hold, or one made for the key. Neither moves the factor: both blocks scale their routed
+    // output once, after the experts, whatever the all-to-all backend. (Read as any
+    // implementation of its class, `_get_impl()` gave EPv1 configurations the EPv2 op, and the
+    // cached buffer was an unknown object: those rows were UNKNOWN.)
+    let Some(tree) = sglang_tree() else { return };
+    for entry in ["sglang.srt.models.laguna.LagunaMoE", "sglang.srt.models.lfm2_moe.Lfm2MoeSparseMoeBlock"] {
+        let out = trace_on(&tree, "routed_scaling_factor", entry, "cuda", &["quant_config=None"]);
+        assert_evaluated_to_the_end(&out);
+        assert_eq!(out["verdict"], "ONCE", "{entry}: {:#}", out["rows"]);
+        let dispatch_blocked = out["unresolved"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|u| u["what"].as_str().is_some_and(|w| w.contains("_mori_op") || w.contains("deepep_v2_ep_state")))
+            .count();
+        assert_eq!(dispatch_blocked, 0, "{entry}: {:#}", out["unresolved"]);
+    }
+}
