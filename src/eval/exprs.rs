@@ -1514,7 +1514,10 @@ impl Interp<'_, '_> {
                 });
                 self.written_or_own(*s, written, attr, pc, loc)
             }
-            Value::External(path) => G::under(pc.clone(), Value::External(Rc::from(format!("{path}.{attr}")))),
+            Value::External(path) => {
+                let value = self.outside_attribute(format!("{path}.{attr}"));
+                G::under(pc.clone(), value)
+            }
             Value::Super(class, receiver) => {
                 let receiver_class = match receiver.as_ref() {
                     Value::Obj(id) => match &self.heap[*id as usize].kind {

@@ -1592,6 +1592,29 @@ impl<'r, 'a> Interp<'r, 'a> {
         }
     }
 
+    /// What an attribute of something outside the tree is (`outside_lib.attr`, also imported
+    /// by name): the outside thing, by path, unless it is a value the code tests. A module's
+    /// constant (`deep_gemm.ENABLE_FAST`, `HAS_X` imported from a package: upper case, of a
+    /// lower-case module outside the standard library, not an enum's member) or PyTorch's
+    /// build versions (`torch.version.hip`, `torch.version.cuda`, which `--platform` fixes) is
+    /// an unknown value, tested as an atom. As a path it was truthy and never `None`: `if
+    /// torch.version.hip:` ran on CUDA.
+    pub fn outside_attribute(&mut self, path: String) -> Value {
+        let (parent, last) = path.rsplit_once('.').unwrap_or(("", path.as_str()));
+        let module_constant = last.chars().any(|c| c.is_ascii_uppercase())
+            && last.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            && parent.rsplit('.').next().is_some_and(|m| {
+                !m.is_empty() && m.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            });
+        // (Not the standard library's: `typing.TYPE_CHECKING` guards declarations the
+        // evaluation reads.)
+        let module_constant = module_constant && !super::ops::is_standard_library(&path);
+        if module_constant || matches!(path.as_str(), "torch.version.hip" | "torch.version.cuda") {
+            return self.sym(SymKey::External(path.clone()), path, None);
+        }
+        Value::External(Rc::from(path))
+    }
+
     pub fn module_value(&self, dotted: &str) -> Value {
         match self.index.module(dotted) {
             Some(file) => Value::Module(file),
@@ -1657,7 +1680,8 @@ impl<'r, 'a> Interp<'r, 'a> {
         if self.index.is_package(module) {
             return G::one(&self.conds, self.module_value(&format!("{module}.{name}")));
         }
-        G::one(&self.conds, Value::External(Rc::from(format!("{module}.{name}"))))
+        let value = self.outside_attribute(format!("{module}.{name}"));
+        G::one(&self.conds, value)
     }
 
     /// Python calls `value.__set_name__(owner, name)` for each object of a class body whose

@@ -53,6 +53,10 @@ const TORCH_DEVICES: &[(&str, &[Platform])] = &[
     ("torch.backends.mps.is_available()", &[Platform::Mps]),
 ];
 
+/// PyTorch's build versions, with the platform a build that has one is for.
+const TORCH_VERSIONS: &[(&str, Platform)] =
+    &[("torch.version.cuda", Platform::Cuda), ("torch.version.hip", Platform::Rocm)];
+
 impl Platform {
     /// The platform a `--platform` value names (`hip` is ROCm).
     pub fn parse(name: &str) -> Option<Platform> {
@@ -116,15 +120,25 @@ impl Platform {
             .iter()
             .flat_map(|(word, holds_on)| [(format!("is_{word}()"), *holds_on), (format!("_is_{word}"), *holds_on)]);
         let devices = TORCH_DEVICES.iter().map(|(predicate, holds_on)| (predicate.to_string(), *holds_on));
-        words
-            .chain(devices)
-            .map(|(name, holds_on)| Assume {
-                name,
-                value: AssumedValue::Const(Constant::Bool(holds_on.contains(&self))),
-                used: std::cell::Cell::new(false),
-                from_platform: Some(self),
-            })
-            .collect()
+        let predicates = words.chain(devices).map(|(name, holds_on)| Assume {
+            name,
+            value: AssumedValue::Const(Constant::Bool(holds_on.contains(&self))),
+            used: std::cell::Cell::new(false),
+            from_platform: Some(self),
+        });
+        // PyTorch's build versions: a version string on the platform it was built for, `None`
+        // elsewhere (`if torch.version.hip:`, `torch.version.cuda is not None`).
+        let versions = TORCH_VERSIONS.iter().map(|(name, built_for)| Assume {
+            name: name.to_string(),
+            value: AssumedValue::Const(if *built_for == self {
+                Constant::Str("version".into())
+            } else {
+                Constant::None
+            }),
+            used: std::cell::Cell::new(false),
+            from_platform: Some(self),
+        });
+        predicates.chain(versions).collect()
     }
 }
 

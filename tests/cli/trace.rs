@@ -5240,3 +5240,32 @@ fn an_outside_object_a_helper_declares_it_returns_is_one_on_every_path() {
         assert_eq!(out.json()["rows"].as_array().map(|r| r.len()), Some(1), "{entry}: {}", out.stdout);
     }
 }
+
+#[test]
+fn a_module_constant_and_torchs_build_version_outside_the_tree_are_tested_values() {
+    // `if outside_kernels.HAS_FUSED_SCALE:` and `if torch.version.hip:` were paths to things
+    // outside the tree, truthy and never `None`: the fused scale everywhere, the ROCm branch
+    // on CUDA too (TWICE there).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.outside_flags.OutsideFlagMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.outside_flags.DoubledOutsideFlagMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not outside_kernels.HAS_FUSED_SCALE".into()),
+            ("TWICE".into(), 2, "outside_kernels.HAS_FUSED_SCALE".into())
+        ]
+    );
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.outside_flags.RocmKernelMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "not torch.version.hip".into()), ("TWICE".into(), 2, "torch.version.hip".into())]
+    );
+    for (platform, code, verdict) in [("cuda", 0, "ONCE"), ("rocm", 1, "TWICE")] {
+        let (got, got_verdict, out) =
+            trace("trace/router", &["--entry", "gate.outside_flags.RocmKernelMoE", "--platform", platform]);
+        assert_eq!((got, got_verdict.as_str()), (code, verdict), "{platform}: {}", out.stdout);
+    }
+}
