@@ -123,7 +123,9 @@ pub struct TraceArgs {
     /// The platform the deployment runs on (cuda, rocm, npu, cpu, xpu, musa, mps, tpu, hpu): every
     /// platform predicate the evaluation meets, by the usual names (`is_cuda()`, `_is_hip`,
     /// `current_platform.is_rocm()`, `is_out_of_tree()`, PyTorch's `torch.cuda.is_available()`),
-    /// is true for this platform and false for the others. An `--assume` of the same name wins.
+    /// is true for this platform and false for the others; PyTorch's `torch.version.cuda` and
+    /// `torch.version.hip` are a version on the platform their build is for and `None`
+    /// elsewhere. An `--assume` of the same name wins.
     #[arg(long, value_name = "NAME")]
     pub platform: Option<String>,
     /// Evaluate these methods in order on the entry object, sharing a dict-like `state`
