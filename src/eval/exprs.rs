@@ -715,7 +715,9 @@ impl Interp<'_, '_> {
                 if !self.conds.feasible(&both) {
                     continue;
                 }
-                let holds = self.compare_values(&lv, op, &rv, left_text, right_text, loc);
+                let l = self.tested_outside_value(&lv).unwrap_or_else(|| lv.clone());
+                let r = self.tested_outside_value(&rv).unwrap_or_else(|| rv.clone());
+                let holds = self.compare_values(&l, op, &r, left_text, right_text, loc);
                 out = out.or(&both.and(&holds));
             }
         }

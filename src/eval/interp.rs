@@ -851,6 +851,9 @@ impl<'r, 'a> Interp<'r, 'a> {
 
     /// The condition under which `value` (one alternative) is truthy.
     pub fn truthy_value(&mut self, value: &Value, loc: Loc) -> Cond {
+        if let Some(tested) = self.tested_outside_value(value) {
+            return self.truthy_value(&tested, loc);
+        }
         match value {
             Value::Const(c) => self.conds.constant(super::cond::constant_truthy(c)),
             Value::Sym(s) => {
@@ -1593,26 +1596,34 @@ impl<'r, 'a> Interp<'r, 'a> {
     }
 
     /// What an attribute of something outside the tree is (`outside_lib.attr`, also imported
-    /// by name): the outside thing, by path, unless it is a value the code tests. A module's
-    /// constant (`deep_gemm.ENABLE_FAST`, `HAS_X` imported from a package: upper case, of a
-    /// lower-case module outside the standard library, not an enum's member) or PyTorch's
-    /// build versions (`torch.version.hip`, `torch.version.cuda`, which `--platform` fixes) is
-    /// an unknown value, tested as an atom. As a path it was truthy and never `None`: `if
-    /// torch.version.hip:` ran on CUDA.
+    /// by name): the outside thing, by path; PyTorch's build versions (`torch.version.hip`,
+    /// `torch.version.cuda`, which `--platform` fixes) are unknown values instead. As paths they
+    /// were truthy and never `None`: `if torch.version.hip:` ran on CUDA.
     pub fn outside_attribute(&mut self, path: String) -> Value {
-        let (parent, last) = path.rsplit_once('.').unwrap_or(("", path.as_str()));
+        if matches!(path.as_str(), "torch.version.hip" | "torch.version.cuda") {
+            return self.sym(SymKey::External(path.clone()), path, None);
+        }
+        Value::External(Rc::from(path))
+    }
+
+    /// An outside path as the value a test reads: a module constant (`deep_gemm.ENABLE_FAST`,
+    /// `HAS_X` imported from a package: upper case, of a lower-case module outside the standard
+    /// library, not an enum's member) is an unknown value, so `if outside_kernels.HAS_X:` and
+    /// `X is None` are atoms; anything else (a function, a class, a module) stays the path,
+    /// which is truthy and not `None`. Only tests read it so: the same names are registries
+    /// too (`ACT2FN[act](x)`), which calls and subscripts take as outside things.
+    pub fn tested_outside_value(&mut self, value: &Value) -> Option<Value> {
+        let Value::External(path) = value else { return None };
+        let (parent, last) = path.rsplit_once('.')?;
         let module_constant = last.chars().any(|c| c.is_ascii_uppercase())
             && last.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
             && parent.rsplit('.').next().is_some_and(|m| {
                 !m.is_empty() && m.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-            });
-        // (Not the standard library's: `typing.TYPE_CHECKING` guards declarations the
-        // evaluation reads.)
-        let module_constant = module_constant && !super::ops::is_standard_library(&path);
-        if module_constant || matches!(path.as_str(), "torch.version.hip" | "torch.version.cuda") {
-            return self.sym(SymKey::External(path.clone()), path, None);
-        }
-        Value::External(Rc::from(path))
+            })
+            // (Not the standard library's: `typing.TYPE_CHECKING` guards declarations the
+            // evaluation reads.)
+            && !super::ops::is_standard_library(path);
+        module_constant.then(|| self.sym(SymKey::External(path.to_string()), path.to_string(), None))
     }
 
     pub fn module_value(&self, dotted: &str) -> Value {

@@ -5268,4 +5268,15 @@ fn a_module_constant_and_torchs_build_version_outside_the_tree_are_tested_values
             trace("trace/router", &["--entry", "gate.outside_flags.RocmKernelMoE", "--platform", platform]);
         assert_eq!((got, got_verdict.as_str()), (code, verdict), "{platform}: {}", out.stdout);
     }
+    // `is None` on one is an atom too; a table of functions of the library stays a table.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.outside_flags.UnfusedFallbackMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let whens: Vec<String> = out.json()["rows"].as_array().unwrap().iter().map(|r| r["when"].to_string()).collect();
+    assert_eq!(
+        whens,
+        ["\"not (outside_kernels.FUSED_TOPK == None)\"", "\"outside_kernels.FUSED_TOPK == None\""],
+        "{}",
+        out.stdout
+    );
+    assert!(out.json()["unresolved"].as_array().is_some_and(|u| u.is_empty()), "{}", out.stdout);
 }
