@@ -1320,6 +1320,15 @@ impl Interp<'_, '_> {
     /// resolves to one outside class only. Not `torch`'s (tensors are data, not objects), the
     /// standard library's or `typing`'s.
     fn declared_outside_class(&mut self, func: FuncId) -> Option<Rc<str>> {
+        if let Some(known) = self.relevance.declared_outside.get(&func) {
+            return known.clone();
+        }
+        let found = self.find_declared_outside_class(func);
+        self.relevance.declared_outside.insert(func, found.clone());
+        found
+    }
+
+    fn find_declared_outside_class(&self, func: FuncId) -> Option<Rc<str>> {
         let returns = self.index.function(func).returns.clone()?;
         if !matches!(returns.as_ref(), Expr::Name(_) | Expr::Attribute(_)) {
             return None;

@@ -109,6 +109,9 @@ pub struct Relevance {
     selectors: FxHashMap<FuncId, bool>,
     /// Enum methods that pick a member (see `is_member_chooser`).
     member_choosers: FxHashMap<FuncId, bool>,
+    /// The class outside the tree each function declares it returns, if any (see
+    /// `Interp::declared_outside_class`).
+    pub(super) declared_outside: FxHashMap<FuncId, Option<Rc<str>>>,
     /// Functions that return lists they fill in a loop over a parameter (see
     /// `fills_lists_from_parameter`).
     fillers: FxHashMap<FuncId, bool>,
@@ -971,19 +974,12 @@ impl Interp<'_, '_> {
         if self.index.function(func).class().is_none() {
             return false;
         }
-        self.relevance_fact_selector(func)
-    }
-
-    fn relevance_fact_selector(&mut self, func: FuncId) -> bool {
         self.definition_fact(
             func,
             |r| &mut r.selectors,
             |def| {
-                let receiver = match def.parameters.posonlyargs.first().or(def.parameters.args.first()) {
-                    Some(p) => p.parameter.name.id.clone(),
-                    None => return false,
-                };
-                def.decorator_list.is_empty() && is_attribute_selector_body(&def.body, &receiver)
+                def.decorator_list.is_empty()
+                    && receiver_parameter(def).is_some_and(|receiver| is_attribute_selector_body(&def.body, receiver))
             },
         )
     }
@@ -1001,12 +997,9 @@ impl Interp<'_, '_> {
             func,
             |r| &mut r.member_choosers,
             |def| {
-                let receiver = match def.parameters.posonlyargs.first().or(def.parameters.args.first()) {
-                    Some(p) => p.parameter.name.id.clone(),
-                    None => return false,
-                };
+                let Some(receiver) = receiver_parameter(def) else { return false };
                 let returns_member = |expr: &Expr| match expr {
-                    Expr::Name(n) => n.id == receiver,
+                    Expr::Name(n) => n.id.as_str() == receiver,
                     Expr::Attribute(a) => matches!(a.value.as_ref(), Expr::Name(n) if n.id.as_str() == class_name),
                     e => e.is_literal_expr(),
                 };
@@ -2042,6 +2035,11 @@ fn is_getter_body(body: &[Stmt]) -> bool {
             }
             _ => false,
         })
+}
+
+/// A method's first parameter (`self`, `cls`), by name.
+fn receiver_parameter(def: &ast::StmtFunctionDef) -> Option<&str> {
+    def.parameters.posonlyargs.first().or(def.parameters.args.first()).map(|p| p.parameter.name.id.as_str())
 }
 
 /// The statements of an attribute selector (see `Interp::is_attribute_selector`): what
