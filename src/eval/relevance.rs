@@ -2018,10 +2018,7 @@ fn is_getter_body(body: &[Stmt]) -> bool {
             e => read(e),
         }
     }
-    let body = match body {
-        [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
-        _ => body,
-    };
+    let body = without_docstring(body);
     let Some((Stmt::Return(last), before)) = body.split_last() else { return false };
     body.len() <= 4
         && last.value.as_deref().is_some_and(read)
@@ -2081,10 +2078,7 @@ fn is_small_choice_body(body: &[Stmt], returned: &dyn Fn(&Expr) -> bool) -> bool
                 }
         })
     }
-    let body = match body {
-        [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
-        _ => body,
-    };
+    let body = without_docstring(body);
     let (mut count, mut returns) = (0, 0);
     walk(body, returned, &mut count, &mut returns) && returns > 0
 }
@@ -2118,10 +2112,7 @@ fn is_accessor_body(body: &[Stmt]) -> bool {
             _ => false,
         }
     }
-    let body = match body {
-        [Stmt::Expr(doc), rest @ ..] if doc.value.is_string_literal_expr() => rest,
-        _ => body,
-    };
+    let body = without_docstring(body);
     /// The name or call a path starts at.
     fn root(expr: &Expr) -> &Expr {
         match expr {
