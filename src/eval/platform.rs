@@ -93,11 +93,21 @@ impl Platform {
     pub fn tests_platform(atom: &str) -> bool {
         let name = atom.strip_prefix("not ").unwrap_or(atom);
         TORCH_DEVICES.iter().any(|(predicate, _)| name == *predicate)
+            || Platform::build_of(name).is_some()
             || WORDS.iter().any(|(word, _)| {
                 name == format!("_is_{word}")
                     || name == format!("is_{word}()")
                     || name.ends_with(&format!(".is_{word}()"))
             })
+    }
+
+    /// The platform a PyTorch build version is set on, by the name of the version or of its
+    /// test for `None` (`torch.version.hip`, `torch.version.cuda == None`): on every other
+    /// platform the version is `None`, and where set it is a version string, never empty.
+    pub fn build_of(atom: &str) -> Option<&'static [Platform]> {
+        let name = atom.strip_suffix(" == None").unwrap_or(atom);
+        let (_, built_for) = TORCH_VERSIONS.iter().find(|(version, _)| name == *version)?;
+        Some(std::slice::from_ref(built_for))
     }
 
     /// The platforms a predicate holds on, by the name an atom prints as (`_is_hip`,
@@ -154,6 +164,9 @@ mod tests {
         assert_eq!(Platform::holds_on("torch.cuda.is_available()"), Some(&[Platform::Cuda, Platform::Rocm][..]));
         assert_eq!(Platform::holds_on("is_out_of_tree()"), Some(&[][..]));
         assert_eq!(Platform::holds_on("get_moe_a2a_backend().is_none()"), None);
+        assert_eq!(Platform::build_of("torch.version.hip"), Some(&[Platform::Rocm][..]));
+        assert_eq!(Platform::build_of("torch.version.cuda == None"), Some(&[Platform::Cuda][..]));
+        assert_eq!(Platform::build_of("torch.version.git_version"), None);
         assert_eq!(Platform::holds_on("_is_cpu_amx_available"), None);
         assert_eq!(Platform::holds_on("_use_aiter"), None);
     }

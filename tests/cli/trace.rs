@@ -895,7 +895,8 @@ fn a_platform_key_with_many_values_stays_the_platform_predicates_it_tests() {
     assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
     let never: Vec<_> = rows(&out).into_iter().filter(|(v, _, _)| v == "NEVER").collect();
     assert_eq!(never.len(), 1, "{}", out.stdout);
-    assert!(never[0].2.ends_with("and is_npu()"), "{}", out.stdout);
+    // PyTorch's build version is a platform predicate too: not ROCm where the NPU is.
+    assert_eq!(never[0].2, "is_npu()", "{}", out.stdout);
     assert!(!out.stdout.contains("_platform_key()"), "{}", out.stdout);
     let (code, verdict, out) =
         trace("trace/router", &["--entry", "gate.platform_key.PlatformKeyMoE", "--assume", "is_cuda()=true"]);
@@ -2196,6 +2197,19 @@ fn platform_predicates_describe_one_platform() {
             ("ONCE".into(), 1, "not current_platform.is_rocm() and not _is_cuda".into()),
             ("TWICE".into(), 2, "current_platform.is_rocm()".into())
         ]
+    );
+}
+
+#[test]
+fn pytorch_build_versions_are_platform_predicates() {
+    // `if torch.version.hip:` in one place and `_is_hip` (`torch.version.hip is not None`)
+    // in another: read as two facts, a NEVER row had a ROCm build that is not ROCm.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.platform_flags.BuildVersionMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.platform_flags.CudaBuildTwiceMoE"]);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "torch.version.cuda == None".into()), ("TWICE".into(), 2, "_is_cuda".into())]
     );
 }
 

@@ -436,8 +436,13 @@ impl Conds {
             self.per_program.insert(index as u32);
         }
         let display = display();
+        // The literal that holds on a set of platforms: the atom, or for "a build version is
+        // None" its negation.
         let platforms = match key {
-            AtomKey::Truthy(_) | AtomKey::Test(_) => Platform::holds_on(&display),
+            AtomKey::Truthy(_) | AtomKey::Test(_) => {
+                Platform::holds_on(&display).or_else(|| Platform::build_of(&display)).map(|p| (var, p))
+            }
+            AtomKey::Equals(_, Constant::None) => Platform::build_of(&display).map(|p| (var.not(), p)),
             _ => None,
         };
         let group = sym.map(|s| self.group_of(s));
@@ -470,8 +475,8 @@ impl Conds {
         if let Some(group) = group {
             self.regroup(group);
         }
-        if let Some(platforms) = platforms {
-            self.join_platforms(index, var, platforms);
+        if let Some((literal, platforms)) = platforms {
+            self.join_platforms(index, literal, platforms);
         }
         if let AtomKey::Equals(sym, c) = &self.atoms[index].key {
             let (sym, c) = (*sym, c.clone());
@@ -609,9 +614,14 @@ impl Conds {
     /// the predicate that holds on `platforms`, linked to the others (see `platform_link`).
     /// An atom that is one of several about its value stays where it is: groups share no atom.
     fn join_platforms(&mut self, atom: usize, literal: Cond, platforms: &'static [Platform]) {
+        let var = Self::var(atom);
+        if self.platform_atoms.iter().any(|(known, _)| *known == var || *known == var.not()) {
+            return;
+        }
         match self.atoms[atom].group {
-            None => {}
-            Some(PLATFORM_GROUP) => return,
+            // Another atom about the same value joined first (`torch.version.hip is None`,
+            // then `if torch.version.hip:`).
+            None | Some(PLATFORM_GROUP) => {}
             Some(group) => {
                 let alone = self.atoms.iter().filter(|a| a.group == Some(group)).count() == 1;
                 if !alone || self.choices.contains_key(&group) {
