@@ -618,6 +618,9 @@ impl Interp<'_, '_> {
             Value::Sym(s) => match self.call_through_deferred(*s, args, pc, loc) {
                 Ok(result) => result,
                 Err(args) => {
+                    if let Some(read) = self.cache_get(*s, &args, pc, loc) {
+                        return read;
+                    }
                     let label = self.syms[*s as usize].label();
                     // A method of what an outside call returned (`load_inline(...).fused_gate`),
                     // handed the traced value, is an outside kernel like the call itself: a
@@ -708,6 +711,26 @@ impl Interp<'_, '_> {
                 _ => return false,
             }
         }
+    }
+
+    /// `container.get(key[, default])` on an unknown container, `method` being the unknown
+    /// `container.get`: what code stored there (see `keyed_caches.rs`); `None` where that does
+    /// not answer.
+    fn cache_get(&mut self, method: SymId, args: &Args, pc: &Cond, loc: Loc) -> Option<G> {
+        let SymKey::Path(container, name) = &self.syms[method as usize].key else { return None };
+        if name != "get" || !args.keywords.is_empty() || args.unknown_star || !(1..=2).contains(&args.positional.len())
+        {
+            return None;
+        }
+        let Some(Value::Const(Constant::Str(key))) = args.positional[0].value.single() else { return None };
+        let (container, key) = (*container, key.clone());
+        let default = args.positional.get(1).map_or_else(|| G::under(*pc, Value::none()), |d| d.value.clone());
+        let unknown_args = args.clone();
+        let unknown = move |this: &mut Self| {
+            let label = this.syms[method as usize].label();
+            this.call_unknown(&label, Some(method), unknown_args, pc, loc)
+        };
+        self.read_keyed(container, &key, Some(default), unknown, pc, loc)
     }
 
     /// A callee that could not be resolved: data passed to it comes back as data of unknown

@@ -1302,7 +1302,24 @@ impl Interp<'_, '_> {
                     (Value::Sym(s), _) => {
                         let (key, shown) = self.index_key(&iv, loc);
                         let display = format!("{}[{shown}]", self.syms[*s as usize].display);
-                        self.sym(SymKey::Path(*s, format!("[{key}]")), display, None)
+                        let own = |this: &mut Self| {
+                            G::under(c, this.sym(SymKey::Path(*s, format!("[{key}]")), display, None))
+                        };
+                        // What code stored under that key, where it did (see `keyed_caches.rs`).
+                        let stored = match &iv {
+                            Value::Const(Constant::Str(name)) => self.read_keyed(*s, name, None, own, &c, loc),
+                            _ => None,
+                        };
+                        match stored {
+                            Some(g) => {
+                                out.extend(&self.conds, g);
+                                continue;
+                            }
+                            None => {
+                                let display = format!("{}[{shown}]", self.syms[*s as usize].display);
+                                self.sym(SymKey::Path(*s, format!("[{key}]")), display, None)
+                            }
+                        }
                     }
                     (Value::ExternalObj(_) | Value::Unknown(_), _) => Value::Num(Rc::new(Num::plain_tensor())),
                     _ => Value::unknown(format!("subscript `{}`", self.text(loc))),
@@ -2367,6 +2384,12 @@ impl Interp<'_, '_> {
                             }
                         }
                         Value::Num(_) => updated_num = true,
+                        // A cache kept in an object not built (see `keyed_caches.rs`).
+                        Value::Sym(container) => {
+                            if let Some(Value::Const(Constant::Str(key))) = index.single() {
+                                self.store_keyed(container, key, &value, &c);
+                            }
+                        }
                         _ => {}
                     }
                 }

@@ -244,6 +244,8 @@ pub struct Interp<'r, 'a> {
     class_attrs: FxHashMap<(ClassId, Name), G>,
     /// Class attributes written by the code evaluated (see `set_class_attr`).
     class_writes: FxHashMap<(ClassId, Name), G>,
+    /// What unknown containers hold by string key (see `keyed_caches.rs`).
+    pub(super) keyed: super::keyed_caches::KeyedCaches,
     /// Module-level `Class.attr = value` statements by the class and attribute they set (built
     /// on first use): (file, index into its `module_attr_assigns`).
     class_attr_assigns: Option<Rc<FxHashMap<(ClassId, Name), Vec<(FileId, usize)>>>>,
@@ -541,6 +543,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             global_unbound: FxHashMap::default(),
             class_attrs: FxHashMap::default(),
             class_writes: FxHashMap::default(),
+            keyed: Default::default(),
             class_attr_assigns: None,
             import_position: None,
             closures: FxHashMap::default(),

@@ -17,6 +17,7 @@ mod globals;
 mod interp;
 mod iterations;
 pub mod kernels;
+mod keyed_caches;
 mod lists;
 mod loading;
 mod modules;

@@ -5209,6 +5209,26 @@ fn a_call_that_writes_a_class_attribute_is_not_replayed_from_a_summary() {
 }
 
 #[test]
+fn a_cache_kept_in_an_object_not_built_gives_back_what_the_code_stored() {
+    // `state = get_resources().buffers.get("ep_state")`, made and stored on a miss: a hit was
+    // an unknown object, its buffer's `dispatch` unresolved (UNKNOWN rows). The first read
+    // finds it empty (said as an assumption); later reads find what was stored.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.keyed_state_cache.KeyedCacheMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let notes = out.json()["unresolved"].to_string();
+    assert!(notes.contains("holds under \\\"ep_state\\\" only what the code reading it stores there"), "{notes}");
+    let (_, _, out) = trace("trace/router", &["--entry", "gate.keyed_state_cache.DoubledKeyedCacheMoE"]);
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, "config.fast_path".into()), ("TWICE".into(), 2, "not config.fast_path".into())]
+    );
+    // A flag stored by key and read back by `.get` and by `[...]`: one value, not two atoms.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.keyed_state_cache.StoredFlagMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(!out.stdout.contains("settings.get("), "{}", out.stdout);
+}
+
+#[test]
 fn a_dispatcher_picks_among_the_implementations_it_built_by_the_mode_it_resolves() {
     // `_get_impl()` returns `self._normal` or `self._low_latency` by `self.mode.resolve(...)`.
     // Named, it stood for every implementation of its annotated class, one the dispatcher never
