@@ -1298,7 +1298,27 @@ impl<'r, 'a> Interp<'r, 'a> {
                             g
                         }
                     }
-                    None => G::under(pc.clone(), Value::unknown(format!("`{name}` not yet bound"))),
+                    None => {
+                        // Bound by no path evaluated so far, though every binding is an
+                        // assignment this read comes after (`if a: out = ... elif b: out = ...`
+                        // where each arm raises): Python raises `UnboundLocalError`. (Not in a
+                        // loop evaluated once for all its iterations, where an earlier one may
+                        // have bound it; not in a device kernel.)
+                        let after_assignments = scope.bindings.get(name).is_some_and(|bindings| {
+                            !bindings.is_empty()
+                                && bindings.iter().all(|b| {
+                                    matches!(b.kind, crate::resolve::LocalKind::Value(_))
+                                        && b.stmt.end <= loc.span.start
+                                })
+                        });
+                        if after_assignments && frame.kernel.is_none() && self.abstract_depth == 0 {
+                            let unbound = pc.and(&frame.stopped.not());
+                            if self.conds.feasible(&unbound) {
+                                self.raise_of(Some("UnboundLocalError"), &unbound, loc);
+                            }
+                        }
+                        G::under(pc.clone(), Value::unknown(format!("`{name}` not yet bound")))
+                    }
                 };
             }
         }

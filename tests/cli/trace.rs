@@ -5229,6 +5229,21 @@ fn a_cache_kept_in_an_object_not_built_gives_back_what_the_code_stored() {
 }
 
 #[test]
+fn a_local_no_arm_bound_is_read_unbound() {
+    // Both arms binding `output` raise where the experts are not quantized: where neither
+    // arm's test holds, Python raises `UnboundLocalError` reading it. Read as an unknown value
+    // handed to the combine, those configurations were an UNKNOWN row.
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.unbound_output.FormatDispatchMoE", "--assume", "quant_config=None"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(out.stdout.contains("\"exception\": \"UnboundLocalError\""), "{}", out.stdout);
+    // Read in a loop before the assignment that binds it for the next iteration: not unbound.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unbound_output.LoopCarriedMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(!out.stdout.contains("UnboundLocalError"), "{}", out.stdout);
+}
+
+#[test]
 fn a_dispatcher_picks_among_the_implementations_it_built_by_the_mode_it_resolves() {
     // `_get_impl()` returns `self._normal` or `self._low_latency` by `self.mode.resolve(...)`.
     // Named, it stood for every implementation of its annotated class, one the dispatcher never
