@@ -3,9 +3,11 @@
 //! keep their buffers' state).
 //!
 //! What code stores there (`buffers["ep_state"] = state`) is read back by that key. A function
-//! that reads a key it also stores itself (get-or-create: `state = buffers.get("ep_state")`, `if
-//! state is None:` make it and store it) finds the key empty where nothing was stored yet:
-//! whatever a hit would find is what such a miss stored, since this code is what fills it. Read
+//! that reads a key into a local and stores that local under the key (get-or-create: `state =
+//! buffers.get("ep_state")`, `if state is None:` make it, `buffers["ep_state"] = state`) finds
+//! the key empty where nothing was stored yet: whatever a hit would find is what such a miss
+//! stored, since this code is what fills it. (A default filled in, `if d.get("format") is None:
+//! d["format"] = self.default`, is no cache: what the dict held is read as unknown.) Read
 //! as unknown, a hit was an unknown object, and the buffer it held an unknown whose methods
 //! (`dispatch`, `combine`) were not resolved: every configuration through it UNKNOWN.
 //!
@@ -24,12 +26,12 @@ use super::value::{G, Loc, SymId};
 use crate::index::FuncId;
 use crate::syntax::stmt_with_range;
 
-/// What unknown containers hold, by container and key, and which string keys each function
-/// stores by subscript (gathered on first use).
+/// What unknown containers hold, by container and key, and the keys each function gets or
+/// creates (gathered on first use).
 #[derive(Default)]
 pub struct KeyedCaches {
     entries: FxHashMap<(SymId, Rc<str>), G>,
-    stored_keys: FxHashMap<FuncId, Rc<[String]>>,
+    cached_keys: FxHashMap<FuncId, Rc<[String]>>,
 }
 
 impl Interp<'_, '_> {
@@ -46,8 +48,8 @@ impl Interp<'_, '_> {
 
     /// `container.get(key)` (with the default a miss gives) or `container[key]` (`None`) on an
     /// unknown container, within `pc`: what was stored under `key` where it was; elsewhere the
-    /// default if the function being evaluated stores that key itself (said as an assumption),
-    /// the unknown `unknown` otherwise. `None` when nothing was stored there and the function
+    /// default if the function being evaluated gets or creates that key (said as an
+    /// assumption), the unknown `unknown` otherwise. `None` when nothing was stored there and the function
     /// does not store it: the read stays what it was.
     pub(super) fn read_keyed(
         &mut self,
@@ -59,7 +61,7 @@ impl Interp<'_, '_> {
         loc: Loc,
     ) -> Option<G> {
         let stored = self.keyed.entries.get(&(container, Rc::from(key))).cloned();
-        let fills = default.is_some() && self.current_function_stores(key);
+        let fills = default.is_some() && self.current_function_caches(key);
         if stored.is_none() && !fills {
             return None;
         }
@@ -85,23 +87,24 @@ impl Interp<'_, '_> {
         Some(out)
     }
 
-    /// Whether the function being evaluated assigns to an item with the string key `key`
-    /// (`buffers["ep_state"] = state`).
-    fn current_function_stores(&mut self, key: &str) -> bool {
+    /// Whether the function being evaluated gets or creates `key`: `local = X.get(key)` and
+    /// `Y[key] = local`.
+    fn current_function_caches(&mut self, key: &str) -> bool {
         let Some(&func) = self.stack.last() else { return false };
-        let keys = match self.keyed.stored_keys.get(&func) {
+        let keys = match self.keyed.cached_keys.get(&func) {
             Some(keys) => keys.clone(),
             None => {
                 let facts = self.index.function(func);
                 let module = self.index.file(facts.file).ast();
-                let mut finder = StoredKeys(Vec::new());
+                let mut finder = CachedKeys::default();
                 if let Some(Stmt::FunctionDef(def)) = stmt_with_range(&module.body, facts.range) {
                     for stmt in &def.body {
                         finder.visit_stmt(stmt);
                     }
                 }
-                let keys: Rc<[String]> = finder.0.into();
-                self.keyed.stored_keys.insert(func, keys.clone());
+                let keys: Rc<[String]> =
+                    finder.read.into_iter().filter(|read| finder.stored.contains(read)).map(|(key, _)| key).collect();
+                self.keyed.cached_keys.insert(func, keys.clone());
                 keys
             }
         };
@@ -109,19 +112,35 @@ impl Interp<'_, '_> {
     }
 }
 
-/// The string keys a function body assigns items to; nested functions are their own.
-struct StoredKeys(Vec<String>);
+/// The string keys a function body reads into a local (`state = X.get("k")`) and stores a
+/// local under (`X["k"] = state`), with the local; nested functions are their own.
+#[derive(Default)]
+struct CachedKeys {
+    read: Vec<(String, String)>,
+    stored: Vec<(String, String)>,
+}
 
-impl<'a> Visitor<'a> for StoredKeys {
+impl<'a> Visitor<'a> for CachedKeys {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match stmt {
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
             Stmt::Assign(assign) => {
                 for target in &assign.targets {
-                    if let Expr::Subscript(item) = target
-                        && let Expr::StringLiteral(key) = item.slice.as_ref()
-                    {
-                        self.0.push(key.value.to_str().to_string());
+                    match (target, assign.value.as_ref()) {
+                        (Expr::Subscript(item), Expr::Name(local)) => {
+                            if let Expr::StringLiteral(key) = item.slice.as_ref() {
+                                self.stored.push((key.value.to_str().to_string(), local.id.to_string()));
+                            }
+                        }
+                        (Expr::Name(local), Expr::Call(call)) => {
+                            if let (Expr::Attribute(method), Some(Expr::StringLiteral(key))) =
+                                (call.func.as_ref(), call.arguments.args.first())
+                                && method.attr.as_str() == "get"
+                            {
+                                self.read.push((key.value.to_str().to_string(), local.id.to_string()));
+                            }
+                        }
+                        _ => {}
                     }
                 }
             }

@@ -5226,6 +5226,11 @@ fn a_cache_kept_in_an_object_not_built_gives_back_what_the_code_stored() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.keyed_state_cache.StoredFlagMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert!(!out.stdout.contains("settings.get("), "{}", out.stdout);
+    // A default filled in where none is set (`if d.get(k) is None: d[k] = False`) is no cache:
+    // read as empty, the setting a deployment made was lost, and its TWICE with it.
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.keyed_state_cache.FilledDefaultMoE"]);
+    assert_eq!(verdict, "TWICE", "{}", out.stdout);
+    assert!(!out.stdout.contains("holds under"), "{}", out.stdout);
 }
 
 #[test]
