@@ -1302,24 +1302,16 @@ impl Interp<'_, '_> {
                     (Value::Sym(s), _) => {
                         let (key, shown) = self.index_key(&iv, loc);
                         let display = format!("{}[{shown}]", self.syms[*s as usize].display);
-                        let own = |this: &mut Self| {
-                            G::under(c, this.sym(SymKey::Path(*s, format!("[{key}]")), display, None))
-                        };
+                        let own = SymKey::Path(*s, format!("[{key}]"));
                         // What code stored under that key, where it did (see `keyed_caches.rs`).
-                        let stored = match &iv {
-                            Value::Const(Constant::Str(name)) => self.read_keyed(*s, name, None, own, &c, loc),
-                            _ => None,
-                        };
-                        match stored {
-                            Some(g) => {
+                        if let Value::Const(Constant::Str(name)) = &iv {
+                            let unknown = |this: &mut Self| G::under(c, this.sym(own.clone(), display.clone(), None));
+                            if let Some(g) = self.read_keyed(*s, name, None, unknown, &c, loc) {
                                 out.extend(&self.conds, g);
                                 continue;
                             }
-                            None => {
-                                let display = format!("{}[{shown}]", self.syms[*s as usize].display);
-                                self.sym(SymKey::Path(*s, format!("[{key}]")), display, None)
-                            }
                         }
+                        self.sym(own, display, None)
                     }
                     (Value::ExternalObj(_) | Value::Unknown(_), _) => Value::Num(Rc::new(Num::plain_tensor())),
                     _ => Value::unknown(format!("subscript `{}`", self.text(loc))),

@@ -49,8 +49,8 @@ impl Interp<'_, '_> {
     /// `container.get(key)` (with the default a miss gives) or `container[key]` (`None`) on an
     /// unknown container, within `pc`: what was stored under `key` where it was; elsewhere the
     /// default if the function being evaluated gets or creates that key (said as an
-    /// assumption), the unknown `unknown` otherwise. `None` when nothing was stored there and the function
-    /// does not store it: the read stays what it was.
+    /// assumption), the unknown `unknown` otherwise. `None` when nothing was stored there and
+    /// the function does not get or create it: the read stays what it was.
     pub(super) fn read_keyed(
         &mut self,
         container: SymId,
