@@ -725,10 +725,11 @@ impl Interp<'_, '_> {
         let Some(Value::Const(Constant::Str(key))) = args.positional[0].value.single() else { return None };
         let (container, key) = (*container, key.clone());
         let default = args.positional.get(1).map_or_else(|| G::under(*pc, Value::none()), |d| d.value.clone());
-        let unknown_args = args.clone();
-        let unknown = move |this: &mut Self| {
+        // (The arguments are copied only where the call stays unknown: most reads of unknown
+        // values by key are not of a cache.)
+        let unknown = |this: &mut Self| {
             let label = this.syms[method as usize].label();
-            this.call_unknown(&label, Some(method), unknown_args, pc, loc)
+            this.call_unknown(&label, Some(method), args.clone(), pc, loc)
         };
         self.read_keyed(container, &key, Some(default), unknown, pc, loc)
     }
