@@ -2923,8 +2923,22 @@ impl Interp<'_, '_> {
     /// that says so, or the `len(...)` of data.
     fn is_size(&self, value: &Value, text: &str) -> bool {
         let text = text.trim();
-        matches!(value, Value::Sym(s) if self.is_leading_size(*s) || self.data_lengths.contains(s))
-            || names_a_size(text)
+        matches!(value, Value::Sym(s) if self.is_size_symbol(*s)) || names_a_size(text)
+    }
+
+    /// Whether the symbol `s` is the size of some data: a leading dimension, the `len(...)` of
+    /// data, or a product with one of those (`M * topk`, the (token, expert) pairs a kernel is
+    /// handed: zero exactly when there is no data or nothing it is routed to).
+    fn is_size_symbol(&self, s: SymId) -> bool {
+        if self.is_leading_size(s) || self.data_lengths.contains(&s) {
+            return true;
+        }
+        match &self.syms[s as usize].key {
+            SymKey::Arith(ArithOp::Mul, a, b) => {
+                [a, b].into_iter().any(|t| matches!(t, ArithTerm::Sym(f) if *f != s && self.is_size_symbol(*f)))
+            }
+            _ => false,
+        }
     }
 
     /// Whether the symbol `s` is the leading size of some data, however it was named

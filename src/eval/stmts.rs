@@ -98,6 +98,7 @@ impl Interp<'_, '_> {
                 let current = self.eval(frame, &assign.target, pc);
                 let operand = self.eval(frame, &assign.value, pc);
                 let value = self.binop(&current, assign.op, &operand, pc, loc, true);
+                self.name_as_operation(&value, loc, assign, frame.file);
                 self.assign_in_place(frame, &assign.target, value, pc);
             }
             Stmt::Return(ret) => {
@@ -532,6 +533,38 @@ impl Interp<'_, '_> {
             self.end_iterations(frame, before, elements, kinds);
         }
         self.exec_block(frame, &node.orelse, &going);
+    }
+
+    /// An unknown number an augmented assignment computes (`topk -= n`) is named by the
+    /// operation (`topk - n`): named by the statement, a test on it read
+    /// `topk -= n > 8`.
+    fn name_as_operation(&mut self, value: &G, loc: Loc, assign: &ast::StmtAugAssign, file: crate::index::FileId) {
+        let statement = self.text(loc);
+        let mut operation: Option<String> = None;
+        for (_, v) in value.iter() {
+            let Value::Sym(s) = v else { continue };
+            if self.syms[*s as usize].display != statement {
+                continue;
+            }
+            let name = operation
+                .get_or_insert_with(|| {
+                    let target = self.text(self.loc(file, &*assign.target));
+                    let operand = self.text(self.loc(file, &*assign.value));
+                    let grouped = matches!(
+                        &*assign.value,
+                        Expr::BinOp(_)
+                            | Expr::BoolOp(_)
+                            | Expr::Compare(_)
+                            | Expr::If(_)
+                            | Expr::Lambda(_)
+                            | Expr::Named(_)
+                    );
+                    let operand = if grouped { format!("({operand})") } else { operand };
+                    format!("{target} {} {operand}", assign.op.as_str())
+                })
+                .clone();
+            self.syms[*s as usize].display = name;
+        }
     }
 }
 

@@ -29,6 +29,12 @@ fn rows(out: &crate::Run) -> Vec<(String, i64, String)> {
         .collect()
 }
 
+/// The conditions left out of the table as vacuous (JSON `vacuous`), in order.
+fn vacuous_conditions(out: &crate::Run) -> Vec<String> {
+    let json = out.json();
+    json["vacuous"].as_array().into_iter().flatten().map(|v| v["condition"].as_str().unwrap().to_string()).collect()
+}
+
 /// The only block of a trace: its entry and its rows as (verdict, when) pairs.
 fn only_block(out: &crate::Run) -> (String, Vec<(String, String)>) {
     let json = out.json();
@@ -202,10 +208,7 @@ fn a_kernel_filling_output_buffers_with_the_factor_is_a_delegated_application() 
 fn skipping_empty_batches_or_a_factor_of_one_is_not_a_missing_application() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "ShortcutMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
-    let json = out.json();
-    let vacuous: Vec<&str> =
-        json["vacuous"].as_array().unwrap().iter().map(|v| v["condition"].as_str().unwrap()).collect();
-    assert_eq!(vacuous, ["hidden_states.shape[0] == 0", "self.routed_scaling_factor == 1.0"]);
+    assert_eq!(vacuous_conditions(&out), ["hidden_states.shape[0] == 0", "self.routed_scaling_factor == 1.0"]);
     // Skipping for another threshold is a real gap.
     let (code, verdict, out) = trace("trace/router", &["--entry", "SkippedWhenSmallMoE"]);
     assert_eq!((code, verdict.as_str()), (1, "NEVER"));
@@ -1858,12 +1861,7 @@ fn an_empty_dimension_handed_back_by_a_helper_is_left_out() {
         rows(&out),
         [("ONCE".into(), 1, "not (x.dim() == 3)".into()), ("NEVER".into(), 0, "x.dim() == 3".into())]
     );
-    let vacuous: Vec<String> = out.json()["vacuous"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["condition"].as_str().unwrap().to_string())
-        .collect();
+    let vacuous = vacuous_conditions(&out);
     assert!(vacuous.iter().any(|a| a == "a1.size(1) == 0"), "{vacuous:?}");
 }
 
@@ -5333,4 +5331,22 @@ fn a_module_constant_and_torchs_build_version_outside_the_tree_are_tested_values
         out.stdout
     );
     assert!(out.json()["unresolved"].as_array().is_some_and(|u| u.is_empty()), "{}", out.stdout);
+}
+
+#[test]
+fn a_product_with_a_data_size_is_a_size_and_an_augmented_operation_reads_as_one() {
+    // `sum_experts(..., M * self.topk, ...)` returns early when the product is 0: no data, or no
+    // expert routed to. It read NEVER there, a row of its own; it is left out now, as `M == 0`.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.pair_count.PairCountMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    assert_eq!(vacuous_conditions(&out), ["M * self.topk == 0"]);
+    // `topk -= num_fused_shared_experts` then `topk > 8`: the atom is the subtraction, where it
+    // was named by the statement (`topk -= num_fused_shared_experts > 8`).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.pair_count.WideTopKTwiceMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    let atoms: Vec<String> =
+        out.json()["atoms"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap().to_string()).collect();
+    assert!(atoms.contains(&"topk - num_fused_shared_experts > 8".to_string()), "{atoms:?}");
+    assert!(!out.stdout.contains("-="), "{}", out.stdout);
 }
