@@ -1026,6 +1026,63 @@ fn sglang_0_5_13_applies_the_factor_twice_on_npu_with_a_correction_bias_and_no_r
     assert_eq!(new["verdict"], "ONCE", "{:#}", new["rows"]);
 }
 
+/// `DeepseekV2MoE` with ModelOpt's NVFP4 checkpoints on the Marlin runner (SGLang's fallback
+/// where FP4 is not native: Ampere, Hopper), on CUDA, no all-to-all, a routed (not hash) layer
+/// of a model that is not DeepSeek V4; the assumptions name both releases' settings.
+fn marlin_nvfp4_trace(tree: &PathBuf) -> Value {
+    let assumptions = [
+        "quant_config=sglang.srt.layers.quantization.modelopt_quant.ModelOptFp4Config",
+        "MOE_RUNNER_BACKEND=marlin",
+        "MOE_A2A_BACKEND=none",
+        "get_moe_runner_backend()=marlin",
+        "get_moe_a2a_backend()=none",
+        "is_nextn=false",
+        "is_deepseek_v4=false",
+        "layer_id < config.num_hash_layers=false",
+        "self.is_layer_excluded(prefix)=false",
+        "except ImportError=false",
+        "envs.SGLANG_SIMULATE_UNIFORM_EXPERTS.get()=false",
+        "envs.SGLANG_SIMULATE_ROUND_ROBIN_EXPERTS.get()=false",
+        "create_kt_config_from_server_args(server_args, layer_id)=None",
+    ];
+    trace_on(tree, "routed_scaling_factor", "sglang.srt.models.deepseek_v2.DeepseekV2MoE", "cuda", &assumptions)
+}
+
+#[test]
+fn sglang_0_5_13_applies_the_factor_twice_with_modelopt_nvfp4_on_marlin() {
+    // SGLang 0.5.13, read in fused_moe_triton/layer.py, fused_marlin_moe.py and topk.py of that
+    // release: `should_fuse_routed_scaling_factor_in_topk` holds for every
+    // `ModelOptNvFp4FusedMoEMethod`, so the top-k folds the factor into the weights; on the
+    // Marlin runner the experts' `moe_sum_reduce` is handed `routed_scaling_factor` as well.
+    // Both apply it (sglang PR 31762, July 2026: garbage text from GLM-5.2-NVFP4 on H800;
+    // 0.5.22 no longer fuses it in the top-k on Marlin).
+    let Some(old_tree) = fetch("0.5.13") else { return };
+    let old = marlin_nvfp4_trace(&old_tree);
+    assert_evaluated_to_the_end(&old);
+    let rows = old["rows"].as_array().unwrap();
+    let twice: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "TWICE").collect();
+    assert!(!twice.is_empty(), "{rows:#?}");
+    // Each: one top-k kernel or multiply (whichever the routing picks), then the sum.
+    for row in &twice {
+        let sites = row_sites(row);
+        assert_eq!(sites.len(), 2, "{row:#}");
+        assert!(sites.iter().all(|(_, _, exponent)| *exponent == 1), "{row:#}");
+        assert!(sites.iter().any(|(path, _, _)| path.ends_with("topk.py")), "{row:#}");
+        assert!(sites.iter().any(|(path, _, _)| path.ends_with("fused_marlin_moe.py")), "{row:#}");
+    }
+    // A product with the tokens' count is a size: `M * topk == 0` is no configuration.
+    let vacuous: Vec<&str> =
+        old["vacuous"].as_array().unwrap().iter().map(|v| v["condition"].as_str().unwrap()).collect();
+    assert!(vacuous.contains(&"M * topk == 0"), "{vacuous:?}");
+
+    let Some(new_tree) = fetch("0.5.22") else { return };
+    let new = marlin_nvfp4_trace(&new_tree);
+    assert_evaluated_to_the_end(&new);
+    let rows = new["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| !matches!(r["verdict"].as_str(), Some("TWICE" | "MIXED"))), "{rows:#?}");
+    assert!(rows.iter().any(|r| r["verdict"] == "ONCE"), "{rows:#?}");
+}
+
 /// SGLang 0.5.13's `DeepseekV2MoE` on ROCm with aiter and the MoRI all-to-all (a DeepEP-class
 /// backend), unquantized, no batch overlap, a routed (not hash) layer.
 fn aiter_mori_trace(tree: &PathBuf, fusion_disabled: bool) -> Value {
