@@ -1870,7 +1870,10 @@ impl Interp<'_, '_> {
             // A field of a record known only by its class (`forward_batch.gathered_buffer`, the
             // batch narrowed by `isinstance(batch, ForwardBatch)`): the instance's own value,
             // not the default the class declares for it.
-            if field.is_none() && self.is_record_field(class, attr) {
+            // So is a constant default a class declares that its methods assign on `self`
+            // (`weight_block_size: Optional[List[int]] = None` on `QuantizationConfig`, set by
+            // `BlockInt8Config.__init__`): the object was built by a constructor not seen.
+            if field.is_none() && (self.is_record_field(class, attr) || self.instances_override(class, attr, loc)) {
                 let display = format!("{}.{attr}", self.syms[base as usize].label());
                 let value = self.sym(SymKey::Path(base, attr.to_string()), display, None);
                 out.push(&self.conds, rest, value);
@@ -2584,6 +2587,20 @@ impl Interp<'_, '_> {
     }
 
     /// Whether `attr` is a field of record class `class` (a dataclass or NamedTuple).
+    /// Whether an instance of `class` holds its own `attr` over a constant the class declares
+    /// for it: a class of its MRO assigns `self.attr` in a method, and the class's value is a
+    /// constant (a default; not a method, a property or an object).
+    fn instances_override(&mut self, class: ClassId, attr: &str, loc: Loc) -> bool {
+        let assigned = self
+            .resolver
+            .mro(class)
+            .classes
+            .iter()
+            .any(|c| self.index.class(*c).attr_writes.iter().any(|w| w.name.as_str() == attr));
+        assigned
+            && matches!(self.class_attr(class, attr, loc), Some((_, g)) if g.iter().all(|(_, v)| matches!(v, Value::Const(_))))
+    }
+
     fn is_record_field(&mut self, class: ClassId, attr: &str) -> bool {
         if !self.record_field_names.contains_key(&class) {
             let fields: Rc<[Name]> = Rc::from(self.record_fields(class));

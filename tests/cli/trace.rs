@@ -5350,3 +5350,25 @@ fn a_product_with_a_data_size_is_a_size_and_an_augmented_operation_reads_as_one(
     assert!(atoms.contains(&"topk - num_fused_shared_experts > 8".to_string()), "{atoms:?}");
     assert!(!out.stdout.contains("-="), "{}", out.stdout);
 }
+
+#[test]
+fn an_object_known_by_its_class_holds_its_own_value_over_a_declared_default() {
+    // `QuantizationConfig` declares `weight_block_size = None`; `BlockConfig.__init__` sets its
+    // own. Read as the default, the method's assert raised everywhere (UNKNOWN, no row), and a
+    // path on `activation_scheme == "static"` (default "dynamic") was never taken.
+    let assume = ["--assume", "quant_config=gate.declared_default.BlockConfig"];
+    let (code, verdict, out) =
+        trace("trace/router", &[&["--entry", "gate.declared_default.BlockMoE"][..], &assume].concat());
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
+    let (code, verdict, out) =
+        trace("trace/router", &[&["--entry", "gate.declared_default.StaticTwiceMoE"][..], &assume].concat());
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(
+        rows(&out),
+        [
+            ("ONCE".into(), 1, "not (quant_config.activation_scheme == \"static\")".into()),
+            ("TWICE".into(), 2, "quant_config.activation_scheme == \"static\"".into())
+        ]
+    );
+}
