@@ -2586,7 +2586,6 @@ impl Interp<'_, '_> {
         (dataclass || struct_record) && !defines_eq
     }
 
-    /// Whether `attr` is a field of record class `class` (a dataclass or NamedTuple).
     /// Whether an instance of `class` holds its own `attr` over a constant the class declares
     /// for it: a class of its MRO assigns `self.attr` in a method, and the class's value is a
     /// constant (a default; not a method, a property or an object).
@@ -2601,6 +2600,7 @@ impl Interp<'_, '_> {
             && matches!(self.class_attr(class, attr, loc), Some((_, g)) if g.iter().all(|(_, v)| matches!(v, Value::Const(_))))
     }
 
+    /// Whether `attr` is a field of record class `class` (a dataclass or NamedTuple).
     fn is_record_field(&mut self, class: ClassId, attr: &str) -> bool {
         if !self.record_field_names.contains_key(&class) {
             let fields: Rc<[Name]> = Rc::from(self.record_fields(class));

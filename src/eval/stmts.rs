@@ -98,7 +98,7 @@ impl Interp<'_, '_> {
                 let current = self.eval(frame, &assign.target, pc);
                 let operand = self.eval(frame, &assign.value, pc);
                 let value = self.binop(&current, assign.op, &operand, pc, loc, true);
-                self.name_as_operation(&value, loc, assign, frame.file);
+                self.name_as_operation(&value, loc, assign);
                 self.assign_in_place(frame, &assign.target, value, pc);
             }
             Stmt::Return(ret) => {
@@ -538,7 +538,10 @@ impl Interp<'_, '_> {
     /// An unknown number an augmented assignment computes (`topk -= n`) is named by the
     /// operation (`topk - n`): named by the statement, a test on it read
     /// `topk -= n > 8`.
-    fn name_as_operation(&mut self, value: &G, loc: Loc, assign: &ast::StmtAugAssign, file: crate::index::FileId) {
+    fn name_as_operation(&mut self, value: &G, loc: Loc, assign: &ast::StmtAugAssign) {
+        if !value.iter().any(|(_, v)| matches!(v, Value::Sym(_))) {
+            return;
+        }
         let statement = self.text(loc);
         let mut operation: Option<String> = None;
         for (_, v) in value.iter() {
@@ -548,8 +551,8 @@ impl Interp<'_, '_> {
             }
             let name = operation
                 .get_or_insert_with(|| {
-                    let target = self.text(self.loc(file, &*assign.target));
-                    let operand = self.text(self.loc(file, &*assign.value));
+                    let target = self.text(self.loc(loc.file, &*assign.target));
+                    let operand = self.text(self.loc(loc.file, &*assign.value));
                     let grouped = matches!(
                         &*assign.value,
                         Expr::BinOp(_)
