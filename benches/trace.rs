@@ -57,6 +57,7 @@ fn main() {
         kernel_files: Vec::new(),
         max_steps: scaletrace::eval::MAX_STEPS,
         max_nodes: scaletrace::eval::MAX_NODES,
+        max_alternatives: scaletrace::eval::MAX_ALTERNATIVES,
         max_cases: scaletrace::eval::split::MAX_CASES,
     };
     let template = options.clone();

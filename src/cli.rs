@@ -151,4 +151,10 @@ pub struct TraceArgs {
     /// made (0: never split).
     #[arg(long, value_name = "N", default_value_t = scaletrace::eval::split::MAX_CASES)]
     pub max_cases: usize,
+    /// Alternatives one value keeps (a local, an attribute, a call's result, one per
+    /// configuration that gives it a different value) before the rest are cut into an unknown,
+    /// reported as a bound. Values of one scale are merged first. A larger bound answers more,
+    /// slower. At least 2.
+    #[arg(long, value_name = "N", default_value_t = scaletrace::eval::MAX_ALTERNATIVES)]
+    pub max_alternatives: usize,
 }

@@ -221,6 +221,9 @@ fn trace_options(
             Some((file, line))
         }
     };
+    if args.max_alternatives < 2 {
+        return Err(format!("--max-alternatives {}: a value keeps at least 2", args.max_alternatives));
+    }
     let mut kernel_files = Vec::new();
     for path in &args.kernels {
         let text = std::fs::read_to_string(path).map_err(|e| format!("--kernels {}: {e}", path.display()))?;
@@ -235,6 +238,7 @@ fn trace_options(
         kernel_files,
         max_steps: args.max_steps,
         max_nodes: scaletrace::eval::MAX_NODES,
+        max_alternatives: args.max_alternatives,
         max_cases: args.max_cases,
     })
 }

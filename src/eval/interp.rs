@@ -424,6 +424,8 @@ pub struct Interp<'r, 'a> {
     pub max_steps: usize,
     /// The decision-diagram bound in nodes ([`MAX_NODES`] by default).
     pub max_nodes: usize,
+    /// Alternatives a value keeps (`--max-alternatives`, [`MAX_ALTERNATIVES`] by default).
+    pub max_alternatives: usize,
     /// The enum classes of the tree with their members' values, collected on first use (see
     /// [`Interp::enum_member_method`]).
     pub enum_members: Option<Rc<Vec<(ClassId, Vec<Constant>)>>>,
@@ -608,6 +610,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             alone: None,
             max_steps: MAX_STEPS,
             max_nodes: MAX_NODES,
+            max_alternatives: MAX_ALTERNATIVES,
             enum_members: None,
             enum_predicates: FxHashMap::default(),
             enum_typed: FxHashMap::default(),
@@ -657,7 +660,7 @@ impl<'r, 'a> Interp<'r, 'a> {
     /// `g` within the alternatives bound; a cut is reported as `what`, and where it dropped
     /// scaled data is remembered (`scaled_cuts`).
     pub fn bounded(&mut self, g: G, loc: Option<Loc>, what: impl FnOnce() -> String) -> G {
-        let (g, cut) = g.bounded(&self.conds);
+        let (g, cut) = g.bounded(&self.conds, self.max_alternatives);
         if let Some(cut) = cut {
             self.bound(loc, what());
             if cut.scaled {

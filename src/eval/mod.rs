@@ -38,3 +38,4 @@ pub use platform::Platform;
 pub use report::{TraceOptions, TraceReport};
 /// A trace as the command runs it: answered case by case where a bound stops it.
 pub use split::run;
+pub use value::MAX_ALTERNATIVES;

@@ -38,6 +38,9 @@ pub struct TraceOptions {
     pub max_steps: usize,
     /// The decision-diagram bound in nodes ([`super::interp::MAX_NODES`] by default).
     pub max_nodes: usize,
+    /// Alternatives one value keeps before the rest are cut into an unknown
+    /// ([`super::value::MAX_ALTERNATIVES`] by default).
+    pub max_alternatives: usize,
     /// When a bound stops the evaluation: the most cases it is answered again in, one per
     /// value of what it branched on most (0: never; see `split`).
     pub max_cases: usize,
@@ -409,6 +412,7 @@ fn build_entry<'r, 'a>(
     let mut interp = Interp::new(resolver, traced, options.assumes.clone(), kernels);
     interp.max_steps = options.max_steps;
     interp.max_nodes = options.max_nodes;
+    interp.max_alternatives = options.max_alternatives;
     interp.alone = alone.map(|class| AloneBlock { class, entry: options.entry, building: 0, entry_built: false });
     let index = resolver.index;
     let entry = options.entry;

@@ -292,8 +292,11 @@ impl Value {
 #[derive(Clone, Debug, Default)]
 pub struct G(pub Vec<(Cond, Value)>);
 
-/// Alternatives one value may keep before the rest are merged into an unknown.
-pub const MAX_ALTERNATIVES: usize = 24;
+/// Alternatives one value may keep before the rest are merged into an unknown
+/// (`--max-alternatives`). At 24, SGLang 0.5.23's `Dots3MoE` and the MoRI cases of four blocks
+/// read UNKNOWN on CUDA with no quantization; at 48 they answer, for about a quarter more time
+/// where a bound is hit (walkthrough section 63).
+pub const MAX_ALTERNATIVES: usize = 48;
 
 /// Alternatives [`G::bounded`] dropped: where they held, and whether one was data the value
 /// had touched.
@@ -503,20 +506,21 @@ impl G {
         out
     }
 
-    /// Keeps [`MAX_ALTERNATIVES`], the least specific (see below); the rest become one unknown
-    /// (reported as a bound).
+    /// Keeps `max` alternatives ([`MAX_ALTERNATIVES`] by default), the least specific (see
+    /// below); the rest become one unknown (reported as a bound).
     /// When cut: where the rest held, and whether it held data the value scaled (an application
     /// may be lost there).
-    pub fn bounded(mut self, conds: &Conds) -> (G, Option<Cut>) {
-        if self.0.len() <= MAX_ALTERNATIVES {
+    pub fn bounded(mut self, conds: &Conds, max: usize) -> (G, Option<Cut>) {
+        let max = max.max(2);
+        if self.0.len() <= max {
             return (self, None);
         }
-        self = self.merged_by_scale();
-        if self.0.len() <= MAX_ALTERNATIVES {
+        self = self.merged_by_scale(max);
+        if self.0.len() <= max {
             return (self, None);
         }
         self = self.merged_tuples(conds);
-        if self.0.len() <= MAX_ALTERNATIVES {
+        if self.0.len() <= max {
             return (self, None);
         }
         // What is cut is what is most specific: unknown values first (one loses nothing by
@@ -529,7 +533,7 @@ impl G {
             (matches!(v, Value::Unknown(_)), conds.support(c).len(), i)
         });
         let mut keep = vec![false; self.0.len()];
-        for &i in &order[..MAX_ALTERNATIVES - 1] {
+        for &i in &order[..max - 1] {
             keep[i] = true;
         }
         // The kept ones in their first order.
@@ -542,23 +546,22 @@ impl G {
             any = any.or(c);
             scaled |= holds_scaled_data(v);
         }
-        self.0.push((any, Value::unknown(format!("more than {MAX_ALTERNATIVES} alternatives"))));
+        self.0.push((any, Value::unknown(format!("more than {max} alternatives"))));
         (self, Some(Cut { cond: any, scaled }))
     }
 
-    /// Data alternatives of the same scale merged, as few as it takes to keep
-    /// [`MAX_ALTERNATIVES`]: from the last, each tensor joins the nearest earlier one whose
+    /// Data alternatives of the same scale merged, as few as it takes to keep `max`: from the last, each tensor joins the nearest earlier one whose
     /// parts have the same exponents (and are touched, and blocked, alike), whose parts then
     /// hold the sites of both. Exponents, the verdict's matter, stay exact; which of the sites
     /// ran where is left to their own conditions. Used only where alternatives would be cut.
-    fn merged_by_scale(mut self) -> G {
+    fn merged_by_scale(mut self, max: usize) -> G {
         let signature = |v: &Value| match v {
             Value::Num(n) => Some((n.tensor, scale_signature(n))),
             _ => None,
         };
         let mut signatures: Vec<_> = self.0.iter().map(|(_, v)| signature(v)).collect();
         let mut i = self.0.len();
-        while self.0.len() > MAX_ALTERNATIVES && i > 1 {
+        while self.0.len() > max && i > 1 {
             i -= 1;
             let Some(sig) = signatures[i].clone() else { continue };
             let Some(j) = (0..i).rev().find(|&j| signatures[j].as_ref() == Some(&sig)) else { continue };
@@ -674,9 +677,9 @@ mod tests {
             g.0.push((configuration(n), tensor(&[(exp, &[n as SiteId])])));
             expected.push((configuration(n), exp));
         }
-        let (bounded, cut) = g.bounded(&conds);
+        let (bounded, cut) = g.bounded(&conds, 24);
         assert!(cut.is_none(), "three scales fit: nothing is cut");
-        assert!(bounded.0.len() <= MAX_ALTERNATIVES, "{} alternatives", bounded.0.len());
+        assert!(bounded.0.len() <= 24, "{} alternatives", bounded.0.len());
         for (c, exp) in &expected {
             let holding: Vec<&Value> = bounded.iter().filter(|(d, _)| d.meets(c)).map(|(_, v)| v).collect();
             assert_eq!(holding.len(), 1, "one alternative per configuration");
@@ -698,8 +701,8 @@ mod tests {
             g.0.push((rest.and(&flag), tensor(&[(i, &[i as SiteId])])));
             rest = rest.and(&flag.not());
         }
-        let (bounded, cut) = g.bounded(&conds);
-        assert_eq!(bounded.0.len(), MAX_ALTERNATIVES);
+        let (bounded, cut) = g.bounded(&conds, 24);
+        assert_eq!(bounded.0.len(), 24);
         let cut = cut.expect("thirty scales do not fit");
         assert!(cut.scaled && !cut.cond.is_false());
     }

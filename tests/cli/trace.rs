@@ -1770,7 +1770,8 @@ fn a_row_where_scaled_data_was_cut_at_the_alternatives_bound_is_not_never() {
     // histories of one scale merged. Handed on inside a record, the cut ones are no data:
     // their configurations read NEVER, which no configuration is. Scaled data was cut there,
     // so the row is UNKNOWN and says why; the rows the cut did not reach keep their verdicts.
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.cut.HeldManyPathsMoE"]);
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.cut.HeldManyPathsMoE", "--max-alternatives", "24"]);
     assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
     let rows = out.json()["rows"].as_array().unwrap().clone();
     assert!(rows.iter().all(|r| r["verdict"] != "NEVER" && r["cut_at_bound"] != true), "{}", out.stdout);
@@ -1778,9 +1779,37 @@ fn a_row_where_scaled_data_was_cut_at_the_alternatives_bound_is_not_never() {
     let unknown: Vec<&serde_json::Value> = rows.iter().filter(|r| r["verdict"] == "UNKNOWN").collect();
     assert_eq!(unknown.len(), 1, "{}", out.stdout);
     assert!(unknown[0]["reason"].as_str().unwrap().contains("cut at the alternatives bound"), "{}", out.stdout);
-    let text =
-        run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.HeldManyPathsMoE"]);
+    let text = run(
+        &fixture("trace/router"),
+        &["trace", "routed_scaling_factor", "--entry", "gate.cut.HeldManyPathsMoE", "--max-alternatives", "24"],
+    );
     assert_eq!(text.stdout.matches("why unknown: values holding scaled data were cut").count(), 1, "{}", text.stdout);
+}
+
+#[test]
+fn a_value_keeps_forty_eight_alternatives_unless_told_otherwise() {
+    // Ten flags give the output 36 distinct scales. Within what a value keeps by default,
+    // every configuration is answered and nothing is cut; kept to 24, they are cut and the
+    // rows the cut fell in are not final (at 24, SGLang 0.5.23's `Dots3MoE` read UNKNOWN).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.cut.HeldManyPathsMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["bounds"].as_array().unwrap().len(), 0, "{}", out.stdout);
+    let rows = json["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["verdict"] != "UNKNOWN" && r["cut_at_bound"] != true), "{}", out.stdout);
+    // Ten flags, every configuration its own row (no two give the same pair of exponents
+    // under one condition): the exponents run from 1 (no routed flag) to 6.
+    let exponents: std::collections::BTreeSet<i64> = rows.iter().filter_map(|r| r["exponent"].as_i64()).collect();
+    assert_eq!(exponents.first(), Some(&1), "{}", out.stdout);
+    let (_, _, cut) = trace("trace/router", &["--entry", "gate.cut.HeldManyPathsMoE", "--max-alternatives", "24"]);
+    let bounds = cut.json()["bounds"].to_string();
+    assert!(bounds.contains("more alternatives than kept"), "{}", cut.stdout);
+    let out = run(
+        &fixture("trace/router"),
+        &["trace", "routed_scaling_factor", "--entry", "gate.cut.HeldManyPathsMoE", "--max-alternatives", "1"],
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--max-alternatives 1"), "{}", out.stderr);
 }
 
 #[test]
@@ -1789,11 +1818,15 @@ fn histories_of_one_scale_are_one_value_rather_than_cut() {
     // 32 histories of exponent 1, more than a value keeps. Merged by scale (their sites
     // together) rather than cut, they answer: ONCE, no bound hit. (They were cut, and the
     // answer was UNKNOWN.)
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.cut.CancelledPathsMoE"]);
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.cut.CancelledPathsMoE", "--max-alternatives", "24"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(out.json()["bounds"].as_array().unwrap().len(), 0, "{}", out.stdout);
     // A merged part whose sites cannot all have applied says they are alternatives.
-    let text = run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.ManyPathsMoE"]);
+    let text = run(
+        &fixture("trace/router"),
+        &["trace", "routed_scaling_factor", "--entry", "gate.cut.ManyPathsMoE", "--max-alternatives", "24"],
+    );
     assert!(text.stdout.contains("by one of these as the configuration decides"), "{}", text.stdout);
 }
 
@@ -2009,13 +2042,16 @@ fn a_flag_no_class_of_the_method_declares_is_the_default_getattr_gives() {
 fn once_everywhere_is_not_the_verdict_when_a_row_was_cut_at_the_alternatives_bound() {
     // Exponent 1 in every configuration, but a value on the way was cut: the row the cut fell
     // in is not a proof, so the headline is UNKNOWN and says why.
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.cut.OverwrittenCutMoE"]);
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.cut.OverwrittenCutMoE", "--max-alternatives", "24"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     let rows = out.json()["rows"].as_array().unwrap().clone();
     assert!(rows.iter().all(|r| r["verdict"] == "ONCE"), "{}", out.stdout);
     assert_eq!(rows.iter().filter(|r| r["cut_at_bound"] == true).count(), 1, "{}", out.stdout);
-    let text =
-        run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.OverwrittenCutMoE"]);
+    let text = run(
+        &fixture("trace/router"),
+        &["trace", "routed_scaling_factor", "--entry", "gate.cut.OverwrittenCutMoE", "--max-alternatives", "24"],
+    );
     assert!(text.stdout.lines().nth(1).is_some_and(|l| l.contains("groups are not final")), "{}", text.stdout);
 }
 
@@ -2355,7 +2391,8 @@ fn data_through_different_unknown_callees_is_one_alternative() {
     // callee, 28 histories, more than a value keeps, and the cut put backends that went through
     // an unknown callee in a ONCE row. Which unknown callee it was does not change what is
     // known: eight histories, nothing cut, every such backend UNKNOWN.
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.blockers.ManyBackendsMoE"]);
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.blockers.ManyBackendsMoE", "--max-alternatives", "24"]);
     assert_eq!((code, verdict.as_str()), (3, "UNKNOWN"), "{}", out.stdout);
     let json = out.json();
     assert_eq!(json["bounds"].as_array().unwrap().len(), 0, "{}", out.stdout);
@@ -3964,10 +4001,12 @@ fn pairs_past_the_alternatives_bound_are_kept_item_by_item() {
     // more than the alternatives kept. Cut, the last pairs were an unknown value and their
     // configurations UNKNOWN rows; merged item by item (13 backends, 2 classes), every pair is
     // known.
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.backend_pairs.BackendPairsMoE"]);
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.backend_pairs.BackendPairsMoE", "--max-alternatives", "24"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert!(!out.stdout.contains("more alternatives than kept"), "{}", out.stdout);
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.backend_pairs.AlwaysScaledPairsMoE"]);
+    let (code, verdict, out) =
+        trace("trace/router", &["--entry", "gate.backend_pairs.AlwaysScaledPairsMoE", "--max-alternatives", "24"]);
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     let rows = out.json()["rows"].as_array().unwrap().clone();
     assert_eq!(rows.len(), 2, "{}", out.stdout);
@@ -4041,7 +4080,8 @@ fn the_alternatives_cut_are_the_most_specific() {
     // more alternatives than kept. The cut took the unquantized method (written first, listed
     // last) and the configuration without quantization read UNKNOWN; the cut now takes the
     // alternatives under conditions over more atoms (the last classes).
-    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.cut_methods.CutMethodsMoE"]);
+    let (_, verdict, out) =
+        trace("trace/router", &["--entry", "gate.cut_methods.CutMethodsMoE", "--max-alternatives", "24"]);
     assert_eq!(verdict, "UNKNOWN", "{}", out.stdout);
     let rows = rows(&out);
     assert!(rows.contains(&("ONCE".to_string(), 1, "quant_config == None".to_string())), "{}", out.stdout);
@@ -5066,7 +5106,7 @@ fn rows_a_cut_fell_in_are_answered_again_case_by_case() {
     // Two modes of thirteen flags each: 27 scales together, more than a value keeps, so the
     // rows hold where scaled data was cut. One mode at a time keeps them all: answered case
     // by case, each case final.
-    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.cut.ModeCutMoE"]);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.cut.ModeCutMoE", "--max-alternatives", "24"]);
     assert_eq!((code, verdict.as_str()), (1, "MIXED"), "{}", out.stdout);
     let json = out.json();
     assert_eq!(json["split_on"]["name"], "config.mode", "{}", out.stdout);
@@ -5090,7 +5130,10 @@ fn rows_a_cut_fell_in_are_answered_again_case_by_case() {
         let rows = case["report"]["rows"].as_array().unwrap();
         assert!(rows.iter().all(|r| r["cut_at_bound"] != true && r["verdict"] != "UNKNOWN"), "{case:#}");
     }
-    let text = run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", "gate.cut.ModeCutMoE"]);
+    let text = run(
+        &fixture("trace/router"),
+        &["trace", "routed_scaling_factor", "--entry", "gate.cut.ModeCutMoE", "--max-alternatives", "24"],
+    );
     assert!(text.stdout.contains("a bound cut values holding scaled data in the evaluation"), "{}", text.stdout);
 }
 
