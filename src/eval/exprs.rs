@@ -1352,7 +1352,12 @@ impl Interp<'_, '_> {
                 // A key (or parts of a tuple key) known only at run time: every entry whose key
                 // it can be.
                 let mut any = self.conds.falsity();
+                let mut unknown_keyed: Vec<(SymId, &G)> = Vec::new();
                 for (name, g) in entries {
+                    if let Some(sym) = unknown_key_sym(name) {
+                        unknown_keyed.push((sym, g));
+                        continue;
+                    }
                     let holds = match key {
                         Value::Tuple(items) => self.tuple_key_matches(items, name),
                         Value::Sym(s) => match key_value(name) {
@@ -1367,6 +1372,11 @@ impl Interp<'_, '_> {
                 // Any other key: `KeyError` (those configurations never get further), or the
                 // default of `get`.
                 let missing = pc.and(&any.not());
+                if !unknown_keyed.is_empty() && self.conds.feasible(&missing) {
+                    let found = self.unknown_keyed_entry(&unknown_keyed, key, &missing, loc);
+                    out.extend(&self.conds, found);
+                    return out;
+                }
                 if raising {
                     self.raise_of(Some("KeyError"), &missing, loc);
                 } else if self.conds.feasible(&missing) {
@@ -1393,6 +1403,44 @@ impl Interp<'_, '_> {
                     out.extend(&self.conds, g.restrict(&self.conds, &pc.and(&atom)));
                 }
             }
+        }
+        out
+    }
+
+    /// `dict[key]` for a key not known, where no entry of a known key holds (`missing`), in a
+    /// dict with entries written under keys not known (`entries`): the entry the same symbol
+    /// wrote; else one of those entries, assumed found (a `KeyError` there is not what the code
+    /// means: every layer type has its mask) and listed, an atom per entry but the last when
+    /// several may be it.
+    fn unknown_keyed_entry(&mut self, entries: &[(SymId, &G)], key: &Value, missing: &Cond, loc: Loc) -> G {
+        if let Value::Sym(sym) = key {
+            if let Some((_, g)) = entries.iter().find(|(written, _)| written == sym) {
+                return g.restrict(&self.conds, missing);
+            }
+        }
+        let text = self.text(loc).to_string();
+        self.blocker(
+            loc,
+            format!("assumed: `{text}` finds an entry written under a key not known (which one is not known)"),
+            missing,
+        );
+        if let [(_, g)] = entries {
+            return g.restrict(&self.conds, missing);
+        }
+        // As an `if`/`elif`/`else` over the entries: the last is where no earlier one is.
+        let mut out = G::empty();
+        let mut rest = *missing;
+        for (i, (written, g)) in entries.iter().enumerate() {
+            let here = if i + 1 == entries.len() {
+                rest
+            } else {
+                let name = format!("{text} is the key `{}`", self.syms[*written as usize].label());
+                let atom = self.atom(AtomKey::Test(name.clone()), || name);
+                let here = rest.and(&atom);
+                rest = rest.and(&atom.not());
+                here
+            };
+            out.extend(&self.conds, g.restrict(&self.conds, &here));
         }
         out
     }
@@ -2340,12 +2388,16 @@ impl Interp<'_, '_> {
                 for (c, v) in base.0.clone() {
                     match v {
                         Value::Obj(id) => {
-                            let key = index.single().and_then(entry_key);
-                            let kind = self.heap[id as usize].kind.clone();
+                            let constant_key = index.single().and_then(entry_key);
                             // An exact dict stays exact through an assignment to a constant key
                             // outside abstract loops (one made in such a loop stands for many).
-                            self.keyed_write = key.is_some()
+                            self.keyed_write = constant_key.is_some()
                                 && self.exact_dicts.get(&id).is_some_and(|&depth| depth == self.abstract_depth);
+                            let key = constant_key.or_else(|| match index.single() {
+                                Some(Value::Sym(sym)) => Some(unknown_key(*sym)),
+                                _ => None,
+                            });
+                            let kind = self.heap[id as usize].kind.clone();
                             self.touch(id);
                             self.keyed_write = false;
                             match (kind, key) {
@@ -2652,6 +2704,21 @@ pub fn extend_chain(n: &Num, hop: HopId) -> Num {
 /// `{4: a}` and `{"4": b}` stay two entries and `d.keys()` gives back the number 4.
 const NON_STRING_KEY: char = '\u{1}';
 
+/// A key whose value is not known (`d[layer_type] = ...` in a loop over `set(config.layer_types)`)
+/// is kept as the symbol standing for it, after `UNKNOWN_KEY`: the entry is there, under a key
+/// only a lookup by the same symbol is sure to find.
+const UNKNOWN_KEY: char = '\u{2}';
+
+/// The key of a dict entry written under the unknown `sym`.
+pub fn unknown_key(sym: SymId) -> String {
+    format!("{UNKNOWN_KEY}{sym}")
+}
+
+/// The symbol a key written by [`unknown_key`] stands for.
+pub fn unknown_key_sym(key: &str) -> Option<SymId> {
+    key.strip_prefix(UNKNOWN_KEY)?.parse().ok()
+}
+
 /// The key of a dict entry for a constant key: a string as itself, other constants and tuples
 /// of constants as Python writes them (`("triton", "standard")`), marked as not strings.
 pub fn entry_key(value: &Value) -> Option<String> {
@@ -2675,6 +2742,9 @@ pub fn entry_key(value: &Value) -> Option<String> {
 /// The Python value of a key [`entry_key`] stored: what `d.keys()`, `d.items()` and `for k in
 /// d` give.
 pub fn key_value(key: &str) -> Value {
+    if let Some(sym) = unknown_key_sym(key) {
+        return Value::Sym(sym);
+    }
     let Some(literal) = key.strip_prefix(NON_STRING_KEY) else { return Value::Const(Constant::Str(key.to_string())) };
     if let Some(parts) = tuple_key_parts(key).filter(|_| literal.starts_with('(')) {
         return Value::Tuple(Rc::new(parts.into_iter().map(|c| G::under(Cond::TRUE, Value::Const(c))).collect()));
@@ -2687,6 +2757,9 @@ pub fn key_value(key: &str) -> Value {
 
 /// A stored key as Python writes it (`"name"`, `4`, `("a", 1)`), for the output.
 pub fn key_display(key: &str) -> String {
+    if unknown_key_sym(key).is_some() {
+        return "a key not known".to_string();
+    }
     match key.strip_prefix(NON_STRING_KEY) {
         Some(literal) => literal.to_string(),
         None => format!("{key:?}"),

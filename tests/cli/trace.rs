@@ -5415,3 +5415,35 @@ fn an_object_known_by_its_class_holds_its_own_value_over_a_declared_default() {
         ]
     );
 }
+
+#[test]
+fn a_lookup_by_a_key_not_known_finds_an_entry_written_under_one() {
+    // `factors[layer_type] = ...` for each type in `set(config.layer_types)`, then
+    // `factors[config.layer_types[0]]`: the keys are not known, and the lookup raised
+    // `KeyError` in every configuration (transformers 5's whole models read UNKNOWN). It finds
+    // the entry, as an assumption listed.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unknown_keys.LayerTypesMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["raises"].as_array().map_or(0, Vec::len), 0, "{}", out.stdout);
+    let unresolved = json["unresolved"].to_string();
+    assert!(unresolved.contains("finds an entry written under a key not known"), "{}", out.stdout);
+    // What the entry holds is followed: scaled there and again after, TWICE.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unknown_keys.ScaledEntriesTwiceMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
+    // Read back by the key that wrote it: that entry, nothing assumed.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unknown_keys.SameKeyMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    assert!(!out.json()["unresolved"].to_string().contains("finds an entry"), "{}", out.stdout);
+    // Entries from two loops: which one is found is an atom.
+    let (_, verdict, out) = trace("trace/router", &["--entry", "gate.unknown_keys.TwoSourcesMoE"]);
+    assert_eq!(verdict, "NEVER", "{}", out.stdout);
+    let atom = "outputs[self.config.layer_types[0]] is the key `layer_type`";
+    assert_eq!(
+        rows(&out),
+        [("ONCE".into(), 1, atom.to_string()), ("NEVER".into(), 0, format!("not ({atom})"))],
+        "{}",
+        out.stdout
+    );
+}
