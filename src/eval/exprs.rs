@@ -1504,8 +1504,13 @@ impl Interp<'_, '_> {
         }
         // Reads of the traced value itself.
         if attr == self.traced.name && self.is_origin(loc) {
+            // (A copy of an unknown value reads as it where nothing was written into it: a
+            // layer's `copy.deepcopy(config)` has the config's factor.)
             let readable = matches!(value, Value::Sym(_) | Value::Unknown(_) | Value::ExternalObj(_))
-                || matches!(value, Value::Obj(id) if matches!(self.heap[*id as usize].kind, ObjKind::Abstract(..)));
+                || matches!(value, Value::Obj(id) if match &self.heap[*id as usize] {
+                    object if matches!(object.kind, ObjKind::Abstract(..)) => true,
+                    object => matches!(object.kind, ObjKind::Opaque(_)) && !object.fields.contains_key(attr),
+                });
             if readable {
                 return G::under(pc.clone(), self.traced_origin(loc));
             }
@@ -1891,7 +1896,7 @@ impl Interp<'_, '_> {
             if self.pipeline_state == Some(id) && !DICT_METHODS.contains(&attr) {
                 return self.state_entry(id, attr, pc, loc);
             }
-            // A copy of an unknown value (see `shallow_copy`) reads as the value where nothing
+            // A copy of an unknown value (see `copy_of`) reads as the value where nothing
             // was written into it.
             if let ObjKind::Opaque(s) = self.heap[id as usize].kind {
                 return self.written_or_own(s, field, attr, pc, loc);

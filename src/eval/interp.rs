@@ -99,6 +99,10 @@ pub struct Object {
     pub created: Loc,
 }
 
+/// Objects one `copy.deepcopy` copies at most; past them the copy shares the original's
+/// objects (and says so).
+pub const MAX_DEEP_COPY: usize = 1_000;
+
 /// A block answered on its own (see `Interp::alone`).
 #[derive(Clone, Copy, Debug)]
 pub struct AloneBlock {
@@ -958,6 +962,52 @@ impl<'r, 'a> Interp<'r, 'a> {
         let copy = self.alloc(kind, loc);
         self.heap[copy as usize].fields = fields;
         copy
+    }
+
+    /// A copy of object `id` whose objects are copies too, each copied once (`copied`: the
+    /// copy of each object met, so shared and cyclic references stay so), at most
+    /// [`MAX_DEEP_COPY`] objects: past them the copy shares the original's objects (false when
+    /// it did).
+    pub fn deep_copy_object(&mut self, id: HeapId, loc: Loc, copied: &mut FxHashMap<HeapId, HeapId>) -> (HeapId, bool) {
+        if let Some(&copy) = copied.get(&id) {
+            return (copy, true);
+        }
+        self.build_skipped(id, loc);
+        let copy = self.copy_object(id, loc);
+        copied.insert(id, copy);
+        let mut whole = true;
+        let mut deepen = |this: &mut Self, g: &G, whole: &mut bool| -> G {
+            G(g.iter()
+                .map(|(c, v)| match v {
+                    Value::Obj(child) if copied.len() < MAX_DEEP_COPY => {
+                        let (child_copy, child_whole) = this.deep_copy_object(*child, loc, copied);
+                        *whole &= child_whole;
+                        (*c, Value::Obj(child_copy))
+                    }
+                    Value::Obj(_) => {
+                        *whole = false;
+                        (*c, v.clone())
+                    }
+                    other => (*c, other.clone()),
+                })
+                .collect())
+        };
+        let mut names: Vec<Name> = self.heap[copy as usize].fields.keys().cloned().collect();
+        names.sort_unstable();
+        for name in names {
+            let g = self.heap[copy as usize].fields[&name].clone();
+            let deep = deepen(self, &g, &mut whole);
+            self.heap[copy as usize].fields.insert(name, deep);
+        }
+        let kind = match self.heap[copy as usize].kind.clone() {
+            ObjKind::List(items) => ObjKind::List(items.iter().map(|g| deepen(self, g, &mut whole)).collect()),
+            ObjKind::Dict(entries) => {
+                ObjKind::Dict(entries.iter().map(|(k, g)| (k.clone(), deepen(self, g, &mut whole))).collect())
+            }
+            other => other,
+        };
+        self.heap[copy as usize].kind = kind;
+        (copy, whole)
     }
 
     /// The absolute condition for a write under `pc` into object `id`: objects made during the

@@ -1137,14 +1137,18 @@ impl Interp<'_, '_> {
                 }
             }
             // `copy.copy(obj)`, `dataclasses.replace(obj, **changes)`: a new object holding what
-            // `obj` holds (the changes set).
-            "copy" | "replace"
-                if matches!(path, "copy.copy" | "dataclasses.replace" | "msgspec.structs.replace")
-                    && receiver.is_none() =>
+            // `obj` holds (the changes set); `copy.deepcopy(obj)` copies the objects it holds
+            // too. Of an unknown value, either is a new object that reads as it (a layer's
+            // `copy.deepcopy(config)` has the config's flags, the same atoms).
+            "copy" | "replace" | "deepcopy"
+                if matches!(
+                    path,
+                    "copy.copy" | "copy.deepcopy" | "dataclasses.replace" | "msgspec.structs.replace"
+                ) && receiver.is_none() =>
             {
                 if let Some(original) = first {
                     let changes = if last == "replace" { args.keywords.clone() } else { Vec::new() };
-                    return self.shallow_copy(&original, &changes, pc, loc);
+                    return self.copy_of(&original, &changes, last == "deepcopy", pc, loc);
                 }
             }
             // `itertools.islice(xs, start, stop)`: some of the items of `xs`, in order, as
@@ -1306,17 +1310,37 @@ impl Interp<'_, '_> {
     }
 
     /// A shallow copy of each object `original` may be, with `changes` set on it.
-    fn shallow_copy(
+    fn copy_of(
         &mut self,
         original: &G,
         changes: &[(ruff_python_ast::name::Name, super::calls::Arg)],
+        deep: bool,
         pc: &Cond,
         loc: Loc,
     ) -> G {
         let mut out = G::empty();
         for (c, v) in original.restrict(&self.conds, pc).0 {
             let copy = match v {
-                Value::Obj(id) => self.copy_object(id, loc),
+                Value::Obj(id) if deep => {
+                    // (Objects whose constructor was skipped are built first in
+                    // `deep_copy_object`: a copy holds the state the original has.)
+                    let (copy, whole) = self.deep_copy_object(id, loc, &mut rustc_hash::FxHashMap::default());
+                    if !whole {
+                        let what = format!(
+                            "`copy.deepcopy` copies at most {} objects: the rest of this copy shares the original's",
+                            super::interp::MAX_DEEP_COPY
+                        );
+                        self.blocker(loc, what, &c);
+                    }
+                    copy
+                }
+                Value::Obj(id) => {
+                    // A copy holds the state the original has: one whose constructor was
+                    // skipped is built first (copied unbuilt, the copy built its own objects
+                    // when read, and writes into them never reached the original's).
+                    self.build_skipped(id, loc);
+                    self.copy_object(id, loc)
+                }
                 // An unknown value: a new object that reads as it where nothing was written into
                 // the copy, holding what was written into the original so far.
                 Value::Sym(s) => match self.opaque_object(s, None) {

@@ -5447,3 +5447,24 @@ fn a_lookup_by_a_key_not_known_finds_an_entry_written_under_one() {
         out.stdout
     );
 }
+
+#[test]
+fn a_copy_of_a_config_reads_as_the_config_and_a_deep_copy_copies_what_it_holds() {
+    // `layer_config = copy.deepcopy(config)`: its flags were new atoms, apart from the
+    // config's, and the branches they correlate read TWICE and NEVER; read from a shallow
+    // copy, the factor was no origin (NEVER). Both read as the config where nothing was
+    // written into the copy: ONCE.
+    for entry in ["DeepCopiedConfigMoE", "ShallowCopiedConfigMoE"] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", &format!("gate.copies.{entry}")]);
+        assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{entry}: {}", out.stdout);
+        assert_eq!(out.json()["atoms"].as_array().unwrap().len(), 1, "{entry}: {}", out.stdout);
+    }
+    // A deep copy's inner object is its own; a shallow copy shares it, so a flag turned on
+    // through the copy is the original's (the original was copied unbuilt, and the copy built
+    // objects of its own: ONCE).
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.copies.DeepCopiedObjectMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.copies.ShallowCopiedObjectTwiceMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+    assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
+}
