@@ -1785,6 +1785,15 @@ impl Interp<'_, '_> {
                 }
             }
         }
+        // Functions defined in the body run on its behalf, called there or handed on
+        // (`make_pp_layers(n, layer_fn)` with a nested `def layer_fn` building the layers), as
+        // a lambda's body does; not counted, a model building its layers that way read as
+        // code that never sees the value.
+        let nested = self.index.file(func.file).facts.functions.iter().enumerate().filter_map(|(local, f)| {
+            matches!(f.parent, crate::index::Parent::Function(p) if p == func)
+                .then_some(FuncId { file: func.file, local: local as u32 })
+        });
+        out.extend(nested);
         out.sort();
         out.dedup();
         out

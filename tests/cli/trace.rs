@@ -5468,3 +5468,14 @@ fn a_copy_of_a_config_reads_as_the_config_and_a_deep_copy_copies_what_it_holds()
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("TWICE".into(), 2, "always".into())]);
 }
+
+#[test]
+fn layers_built_by_a_function_defined_in_the_constructor_are_built() {
+    // `def layer_fn(idx, prefix): return ScaledBlock(config)` handed to `make_layers`: the
+    // nested function was not counted as code the constructor runs, so the model was skipped
+    // as never seeing the value: NEVER for the model, ONCE for the one that scales again.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.nested_builder.NestedBuilderForCausalLM"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.nested_builder.NestedBuilderTwiceForCausalLM"]);
+    assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+}
