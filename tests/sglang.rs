@@ -1441,3 +1441,34 @@ fn sglang_0_5_23_scales_laguna_and_lfm2_once_with_every_all_to_all_backend() {
         assert_eq!(dispatch_blocked, 0, "{entry}: {:#}", out["unresolved"]);
     }
 }
+
+#[test]
+fn sglang_0_5_23_bailing_linear_whole_model_reaches_its_moe_blocks() {
+    // `BailingMoELinearModel` builds its layers with a nested `def layer_fn(idx, prefix)` (each
+    // on `copy.deepcopy(config)`) handed to `make_pp_layers`. The nested function's calls were
+    // nobody's, so the model's constructor read as code that never sees the value: skipped,
+    // and the whole model NEVER in 84 steps. It reaches its `BailingMoE` blocks now (the step
+    // budget is cut short here, to keep the test short: what the blocks read is not asked).
+    let Some(tree) = sglang_tree() else { return };
+    let out = trace(
+        &tree,
+        &[
+            "routed_scaling_factor",
+            "--entry",
+            "sglang.srt.models.bailing_moe_linear.BailingMoELinearForCausalLM",
+            "--platform",
+            "cuda",
+            "--assume",
+            "quant_config=None",
+            "--assume",
+            "get_moe_a2a_backend()=none",
+            "--max-steps",
+            "20000",
+            "--max-cases",
+            "0",
+        ],
+    );
+    let blocks = out["blocks"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let entries: Vec<&str> = blocks.iter().map(|b| b["entry"].as_str().unwrap()).collect();
+    assert_eq!(entries, ["sglang.srt.models.bailing_moe_linear.BailingMoE"], "{:#}", out["verdict"]);
+}
