@@ -1309,7 +1309,8 @@ impl Interp<'_, '_> {
         self.combine_external(path, receiver, &args, pc, loc)
     }
 
-    /// A shallow copy of each object `original` may be, with `changes` set on it.
+    /// A copy of each object `original` may be (`deep`: the objects it holds copied too), with
+    /// `changes` set on it.
     fn copy_of(
         &mut self,
         original: &G,
@@ -1322,8 +1323,6 @@ impl Interp<'_, '_> {
         for (c, v) in original.restrict(&self.conds, pc).0 {
             let copy = match v {
                 Value::Obj(id) if deep => {
-                    // (Objects whose constructor was skipped are built first in
-                    // `deep_copy_object`: a copy holds the state the original has.)
                     let (copy, whole) = self.deep_copy_object(id, loc, &mut rustc_hash::FxHashMap::default());
                     if !whole {
                         let what = format!(
