@@ -1419,14 +1419,11 @@ impl Interp<'_, '_> {
             }
         }
         let text = self.text(loc).to_string();
-        self.blocker(
-            loc,
-            format!("assumed: `{text}` finds an entry written under a key not known (which one is not known)"),
-            missing,
-        );
         if let [(_, g)] = entries {
+            self.blocker(loc, format!("assumed: `{text}` finds the entry written under a key not known"), missing);
             return g.restrict(&self.conds, missing);
         }
+        self.blocker(loc, format!("assumed: `{text}` finds one of the entries written under keys not known"), missing);
         // As an `if`/`elif`/`else` over the entries: the last is where no earlier one is.
         let mut out = G::empty();
         let mut rest = *missing;

@@ -5427,7 +5427,7 @@ fn a_lookup_by_a_key_not_known_finds_an_entry_written_under_one() {
     let json = out.json();
     assert_eq!(json["raises"].as_array().map_or(0, Vec::len), 0, "{}", out.stdout);
     let unresolved = json["unresolved"].to_string();
-    assert!(unresolved.contains("finds an entry written under a key not known"), "{}", out.stdout);
+    assert!(unresolved.contains("finds the entry written under a key not known"), "{}", out.stdout);
     // What the entry holds is followed: scaled there and again after, TWICE.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unknown_keys.ScaledEntriesTwiceMoE"]);
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
@@ -5435,10 +5435,11 @@ fn a_lookup_by_a_key_not_known_finds_an_entry_written_under_one() {
     // Read back by the key that wrote it: that entry, nothing assumed.
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.unknown_keys.SameKeyMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
-    assert!(!out.json()["unresolved"].to_string().contains("finds an entry"), "{}", out.stdout);
+    assert!(!out.json()["unresolved"].to_string().contains("finds the entry"), "{}", out.stdout);
     // Entries from two loops: which one is found is an atom.
     let (_, verdict, out) = trace("trace/router", &["--entry", "gate.unknown_keys.TwoSourcesMoE"]);
     assert_eq!(verdict, "NEVER", "{}", out.stdout);
+    assert!(out.json()["unresolved"].to_string().contains("finds one of the entries"), "{}", out.stdout);
     let atom = "outputs[self.config.layer_types[0]] is the key `layer_type`";
     assert_eq!(
         rows(&out),
