@@ -617,8 +617,22 @@ fn sglang_0_4_9_never_applies_the_factor_with_expert_parallel_moe() {
     assert!(buggy > 0, "the bug's configurations are in the table: {old:#}");
 }
 
-/// The CUDA platform of the older releases, unquantized checks aside.
-const OLD_CUDA: [&str; 5] = ["_is_cuda=true", "_is_hip=false", "_is_npu=false", "_is_cpu=false", "_use_aiter=false"];
+/// Tokens routed to several experts (DeepSeek's 8): the top-1 fast path's own bug (SGLang
+/// 0.4.7 to 0.5.21, `sglang_0_4_7_never_applies_the_factor_with_expert_parallel_moe_on_cuda`)
+/// stays out of the tests of other bugs. (The top-k's width, as the releases name it.)
+const SEVERAL_EXPERTS: [&str; 2] = ["topk_ids.shape[1]=8", "topk_output[1].shape[1]=8"];
+
+/// The CUDA platform of the older releases, unquantized checks aside, and tokens routed to
+/// several experts.
+const OLD_CUDA: [&str; 7] = [
+    "_is_cuda=true",
+    "_is_hip=false",
+    "_is_npu=false",
+    "_is_cpu=false",
+    "_use_aiter=false",
+    SEVERAL_EXPERTS[0],
+    SEVERAL_EXPERTS[1],
+];
 
 /// `DeepseekV2MoE` of an older release on CUDA, with the checkpoint's quantization config
 /// (`None`, or a class).
@@ -845,7 +859,8 @@ fn sglang_0_5_6_never_applies_the_factor_with_the_flashinfer_cutlass_runner_in_b
 }
 
 fn compressed_tensors_trace(tree: &PathBuf) -> Value {
-    let assumptions = ["quant_config=CompressedTensorsConfig", "MOE_A2A_BACKEND=None"];
+    let assumptions =
+        ["quant_config=CompressedTensorsConfig", "MOE_A2A_BACKEND=None", SEVERAL_EXPERTS[0], SEVERAL_EXPERTS[1]];
     trace_on(tree, "routed_scaling_factor", "sglang.srt.models.deepseek_v2.DeepseekV2MoE", "cuda", &assumptions)
 }
 
@@ -1177,6 +1192,12 @@ fn sglang_0_4_7_never_applies_the_factor_with_expert_parallel_moe_on_cuda() {
     // `post_reorder` is not handed it, so expert parallelism without DeepEP drops it (sglang
     // issue 8402, fixed in 0.4.10). `FusedMoE` picks its CUDA path by `torch.cuda.is_available()`,
     // which `--platform cuda` fixes: the CPU path's configurations are no rows.
+    //
+    // The same release brought the top-1 fast path's bug (sglang PR 40187, fixed in 0.5.22):
+    // with one expert per token the down projection writes into the output and leaves the
+    // top-k buffer (a `torch.empty`) unwritten, but with a factor other than 1 the combine sums
+    // that buffer into the output and scales it (`moe_sum_reduce_triton`, fused_moe.py:1710, or
+    // the torch one's `out.mul_`, :1485): the output is whatever memory held.
     let Some(tree) = fetch("0.4.7") else { return };
     let entry = "sglang.srt.models.deepseek_v2.DeepseekV2MoE";
     let trace = trace_on(&tree, "routed_scaling_factor", entry, "cuda", &["quant_config=None"]);
@@ -1186,10 +1207,19 @@ fn sglang_0_4_7_never_applies_the_factor_with_expert_parallel_moe_on_cuda() {
         let groups = trace["verdicts"].as_array().unwrap();
         groups.iter().filter(|g| g["verdict"] == verdict).map(|g| g["when"].as_str().unwrap().to_string()).collect()
     };
-    let g = "global_server_args_dict";
-    assert_eq!(when("NEVER"), [format!("not {g}[\"enable_deepep_moe\"] and {g}[\"enable_ep_moe\"]")]);
-    assert_eq!(when("ONCE"), [format!("{g}[\"enable_deepep_moe\"] or not {g}[\"enable_ep_moe\"]")]);
+    let (g, top_1) = ("global_server_args_dict", "topk_ids.shape[1] == 1");
+    assert_eq!(when("NEVER"), [format!("not {g}[\"enable_deepep_moe\"] and ({g}[\"enable_ep_moe\"] or {top_1})")]);
+    assert_eq!(when("ONCE"), [format!("{g}[\"enable_deepep_moe\"] or (not {g}[\"enable_ep_moe\"] and not ({top_1}))")]);
     assert!(!row_atoms(&trace).contains(&"torch.cuda.is_available()"), "{trace:#}");
+    let never = trace["rows"].as_array().unwrap().iter().find(|r| r["verdict"] == "NEVER").unwrap();
+    let unwritten: Vec<(String, u64)> = never["unwritten_at"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| (n["location"]["path"].as_str().unwrap().to_string(), n["location"]["line"].as_u64().unwrap()))
+        .collect();
+    let fused_moe = "sglang/srt/layers/moe/fused_moe_triton/fused_moe.py".to_string();
+    assert_eq!(unwritten, [(fused_moe.clone(), 1485), (fused_moe, 1710)], "{never:#}");
 }
 
 #[test]

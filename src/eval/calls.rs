@@ -2881,8 +2881,9 @@ fn is_shared_expert(name: &str) -> bool {
 /// states in place, and the shared expert read them: vLLM PR 28939's shape).
 fn shared_output(value: Value) -> Value {
     match value {
-        Value::Num(n) if n.tensor && n.parts.iter().any(|p| !p.zero && !p.shared) => {
-            let parts = n.parts.iter().map(|p| Part { shared: p.shared || !p.zero, ..p.clone() }).collect();
+        Value::Num(n) if n.tensor && n.parts.iter().any(|p| !p.zero && !p.unwritten && !p.shared) => {
+            let parts =
+                n.parts.iter().map(|p| Part { shared: p.shared || !(p.zero || p.unwritten), ..p.clone() }).collect();
             Value::Num(Rc::new(Num { parts, ..(*n).clone() }.normalize()))
         }
         other => other,

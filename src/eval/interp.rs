@@ -386,6 +386,9 @@ pub struct Interp<'r, 'a> {
     /// `w / w.sum(-1)`), with how and where (as seen from the entry): what a NEVER row says
     /// happened.
     pub normalized_away: Vec<(Loc, Normalizer, Cond)>,
+    /// Places that scaled a buffer nothing had written (`torch.empty(...)` read before any
+    /// write), and where (as seen from the entry): what a NEVER row says reached the output.
+    pub unwritten_scaled: Vec<(Loc, Cond)>,
     /// Non-zero while applying registering decorators: every call is evaluated.
     pub registering: usize,
     /// Non-zero while running the loader's phase (`loading.rs`): every call is evaluated.
@@ -599,6 +602,7 @@ impl<'r, 'a> Interp<'r, 'a> {
             unloaded: Cond::FALSE,
             data_lengths: rustc_hash::FxHashSet::default(),
             normalized_away: Vec::new(),
+            unwritten_scaled: Vec::new(),
             registering: 0,
             loading: 0,
             loaded: FxHashSet::default(),

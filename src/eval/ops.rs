@@ -446,8 +446,12 @@ impl Interp<'_, '_> {
                 site
             });
             for dp in &data.parts {
-                // Zeros scaled are zeros: no application reaches them.
-                if dp.zero {
+                // Zeros scaled are zeros, and a buffer nothing wrote is still that: no
+                // application reaches them.
+                if dp.zero || dp.unwritten {
+                    if dp.unwritten {
+                        self.note_unwritten(loc, c);
+                    }
                     parts.push(dp.clone());
                     continue;
                 }
@@ -461,6 +465,7 @@ impl Interp<'_, '_> {
                     chain: dp.chain.clone(),
                     unknown: Part::first_unknown(dp.unknown, fp.unknown),
                     zero: false,
+                    unwritten: false,
                     shared: dp.shared,
                 });
             }
@@ -490,6 +495,16 @@ impl Interp<'_, '_> {
             }
             other => other,
         })
+    }
+
+    /// Records that a buffer nothing wrote was scaled at `loc` under `c` (relative to the
+    /// frame): what a NEVER row there names.
+    pub fn note_unwritten(&mut self, loc: Loc, c: &Cond) {
+        let at = self.base.and(c);
+        match self.unwritten_scaled.iter_mut().find(|(l, _)| *l == loc) {
+            Some((_, c)) => *c = c.or(&at),
+            None => self.unwritten_scaled.push((loc, at)),
+        }
     }
 
     /// Records that data scaled as a whole lost its scale at `loc` under `c` (relative to the
@@ -777,7 +792,8 @@ impl Interp<'_, '_> {
             "fill_" => self.filled(first.or_else(|| keyword(&args, "value")), pc, loc),
             "new_tensor" => self.filled(first.or_else(|| keyword(&args, "data")), pc, loc),
             "new_zeros" | "zeros_like" => G::under(pc.clone(), Value::Num(Rc::new(Num::zero_tensor()))),
-            "zero_" | "new_empty" | "new_ones" => G::under(pc.clone(), Value::Num(Rc::new(Num::plain_tensor()))),
+            "new_empty" => G::under(pc.clone(), Value::Num(Rc::new(Num::unwritten_tensor()))),
+            "zero_" | "new_ones" => G::under(pc.clone(), Value::Num(Rc::new(Num::plain_tensor()))),
             // Integer or boolean data (expert ids, masks, positions) carries no scale: a routing
             // kernel returning weights and ids gives both the scale of what it was handed, and
             // the ids lose it where the code makes them integers (`topk_ids.to(torch.int32)`).
@@ -1209,7 +1225,11 @@ impl Interp<'_, '_> {
             }
             "empty" | "zeros" | "ones" | "randn" | "rand" if receiver.is_none() && path.starts_with("torch.") => {
                 let shape = self.shape_given(&args);
-                let made = if last == "zeros" { Num::zero_tensor() } else { Num::plain_tensor() };
+                let made = match last {
+                    "zeros" => Num::zero_tensor(),
+                    "empty" => Num::unwritten_tensor(),
+                    _ => Num::plain_tensor(),
+                };
                 return G::under(*pc, Value::Num(Rc::new(Num { shape, ..made })));
             }
             "Parameter" | "empty_like" | "zeros_like" | "ones_like" | "rand_like" | "randn_like" => {
@@ -1218,7 +1238,11 @@ impl Interp<'_, '_> {
                     Some(Value::Num(n)) => n.shape,
                     _ => None,
                 });
-                let made = if last == "zeros_like" { Num::zero_tensor() } else { Num::plain_tensor() };
+                let made = match last {
+                    "zeros_like" => Num::zero_tensor(),
+                    "empty_like" => Num::unwritten_tensor(),
+                    _ => Num::plain_tensor(),
+                };
                 return G::under(*pc, Value::Num(Rc::new(Num { shape, ..made })));
             }
             "empty" | "zeros" | "ones" | "full" | "randn" | "rand" | "randint" | "arange" | "full_like" | "tensor"
@@ -1412,7 +1436,7 @@ impl Interp<'_, '_> {
                 return returned;
             }
         }
-        self.combine_carriers(path, receiver, args, args, pc, loc)
+        self.combine_carriers(path, receiver, args, args, pc, loc, false)
     }
 
     /// What a callee returns by its model's `returns` (`recv_x, recv_ids, recv_weights, ... =
@@ -1452,7 +1476,7 @@ impl Interp<'_, '_> {
                         .map(|(name, arg)| (ruff_python_ast::name::Name::new(*name), arg.clone()))
                         .collect();
                     let sub = Args { keywords, ..Args::default() };
-                    self.combine_carriers(path, None, &sub, args, pc, loc)
+                    self.combine_carriers(path, None, &sub, args, pc, loc, true)
                 }
             };
             items.push(value);
@@ -1465,7 +1489,11 @@ impl Interp<'_, '_> {
 
     /// The product of the scales of the data passed in (`args`), with delegated applications of
     /// the traced value; a kernel model's tests read the call's arguments (`call_args`: all of
-    /// them, where `args` are those one item of its result is made from).
+    /// them, where `args` are those one item of its result is made from). `modelled`: `args`
+    /// are what a model says one item is made of, so a buffer nothing wrote among them is what
+    /// comes back (`moe_sum_reduce(input, ...)` handed an empty `input`); unmodelled, a callee
+    /// handed one writes into it.
+    #[allow(clippy::too_many_arguments)]
     fn combine_carriers(
         &mut self,
         path: &str,
@@ -1474,6 +1502,7 @@ impl Interp<'_, '_> {
         call_args: &Args,
         pc: &Cond,
         loc: Loc,
+        modelled: bool,
     ) -> G {
         // The arguments that carry numbers, with how the callee names them.
         let mut carriers: Vec<(Option<String>, Option<usize>, G)> = Vec::new();
@@ -1554,8 +1583,13 @@ impl Interp<'_, '_> {
         let model = self.kernels.find(path).cloned();
         let mut out = G::empty();
         for (c, chosen) in combos {
-            // Start from a plain tensor and multiply in every number passed.
-            let mut results: Vec<(Cond, Num)> = vec![(c.clone(), Num::plain_tensor())];
+            // Start from plain data, or for a model's item or a torch operator (a function of
+            // its inputs, which writes into no buffer it is handed) from a plain number (the
+            // product's identity: a buffer nothing wrote, handed alone, stays that), and
+            // multiply in every number passed; what comes back is data.
+            let computes = modelled || path.starts_with("torch.");
+            let start = Num { tensor: !computes, ..Num::plain_tensor() };
+            let mut results: Vec<(Cond, Num)> = vec![(c.clone(), start)];
             for (name, position, value) in &chosen {
                 let Value::Num(n) = value else { continue };
                 if n.tensor || !n.carries_traced() {
@@ -1582,7 +1616,7 @@ impl Interp<'_, '_> {
                 results = next;
             }
             for (rc, num) in results {
-                out.push(&self.conds, rc, Value::Num(Rc::new(num.normalize())));
+                out.push(&self.conds, rc, Value::Num(Rc::new(Num { tensor: true, ..num }.normalize())));
             }
         }
         // A kernel writing its result into an argument (`moe_sum_reduce(input, output, factor)`)
@@ -1616,7 +1650,10 @@ impl Interp<'_, '_> {
                 self.record_site(loc, SiteKind::Delegated, exp, cond, &fp.chain, Some(path.to_string()), note.clone())
             });
             for dp in &data.parts {
-                if dp.zero {
+                if dp.zero || dp.unwritten {
+                    if dp.unwritten {
+                        self.note_unwritten(loc, cond);
+                    }
                     parts.push(dp.clone());
                     continue;
                 }
@@ -1628,6 +1665,7 @@ impl Interp<'_, '_> {
                     chain: dp.chain.clone(),
                     unknown: Part::first_unknown(dp.unknown, fp.unknown),
                     zero: false,
+                    unwritten: false,
                     shared: dp.shared,
                 });
             }
@@ -1808,6 +1846,13 @@ impl Interp<'_, '_> {
         let mut parts = Vec::new();
         for pa in &a.parts {
             for pb in &b.parts {
+                // Data made of a buffer nothing wrote is still that, whatever numbers multiply
+                // it; with other data (an outside kernel handed the empty buffer it writes
+                // into beside its inputs), it is that data.
+                if (pa.unwritten || !a.tensor) && (pb.unwritten || !b.tensor) && (pa.unwritten || pb.unwritten) {
+                    parts.push(if pa.unwritten { pa.clone() } else { pb.clone() });
+                    continue;
+                }
                 // (A scalar's product with an unknown number, `on_number`, scaled no data: a
                 // number made there and multiplied by itself carries the factor twice.)
                 let shared: i32 = if sign == 1 {
@@ -1832,6 +1877,7 @@ impl Interp<'_, '_> {
                     // (A product is also what an outside kernel makes of what it is handed: a
                     // zero bias handed beside the logits does not make its weights zeros.)
                     zero: pa.zero && pb.zero,
+                    unwritten: false,
                     // (A shared expert's output weighted by its own gate stays the shared
                     // expert's; combined with other data by a kernel, it is not only that.)
                     shared: pa.shared && pb.shared,
@@ -1874,15 +1920,18 @@ fn whole_power(k: &Constant) -> Option<i32> {
 /// Whether every part of the data that is not zeros carries the traced value with one
 /// exponent: scaled as a whole.
 fn uniformly_scaled(n: &Num) -> bool {
-    let mut exps = n.parts.iter().filter(|p| !p.zero).map(|p| p.exp);
+    let mut exps = n.parts.iter().filter(|p| !p.zero && !p.unwritten).map(|p| p.exp);
     exps.next().is_some_and(|first| first != 0 && exps.all(|e| e == first))
 }
 
 /// The data with its scale taken off: what it was made of is no application any more (what
 /// went through an unresolved callee still did).
 fn unscaled(n: &Num) -> Num {
-    let parts =
-        n.parts.iter().map(|p| Part { unknown: p.unknown, zero: p.zero, shared: p.shared, ..Part::plain() }).collect();
+    let parts = n
+        .parts
+        .iter()
+        .map(|p| Part { unknown: p.unknown, zero: p.zero, unwritten: p.unwritten, shared: p.shared, ..Part::plain() })
+        .collect();
     Num { tensor: true, parts, shape: n.shape }.normalize()
 }
 

@@ -201,12 +201,24 @@ impl Interp<'_, '_> {
         let loc = self.loc(frame.file, call);
         let label = self.text(self.loc(frame.file, call.func.as_ref()));
         let result = self.combine_external(&label, None, &args, pc, loc);
-        // Only data counts, and only where it carries the traced value or a scale not known:
-        // a plain product is what the fresh buffer already was.
+        // Only data counts. Where it carries the traced value or a scale not known, it is
+        // what the buffers hold now; plain, it fills only what nothing wrote yet (elsewhere a
+        // plain product may be a kernel that reads the buffer too).
         let mut data = G::empty();
+        let mut plain = G::empty();
         for (c, v) in result.iter() {
-            if matches!(v, Value::Num(n) if n.carries_traced() || n.parts.iter().any(|p| p.unknown.is_some())) {
-                data.push(&self.conds, *c, v.clone());
+            match v {
+                Value::Num(n) if n.carries_traced() || n.parts.iter().any(|p| p.unknown.is_some()) => {
+                    data.push(&self.conds, *c, v.clone())
+                }
+                Value::Num(n) if !n.is_unwritten() => plain.push(&self.conds, *c, v.clone()),
+                _ => {}
+            }
+        }
+        if !plain.is_empty() {
+            let filled = pc.and(&plain.coverage(&self.conds));
+            for target in &targets {
+                self.fill_unwritten(frame, target, &plain, &filled);
             }
         }
         if data.is_empty() {

@@ -182,6 +182,11 @@ pub struct Row {
     /// (`RMSNorm(v * x) == RMSNorm(x)`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub normalized_at: Vec<Note>,
+    /// Where a NEVER row's output is a buffer nothing wrote on that path (`torch.empty`, read
+    /// before any write) and the value scaled it there: whatever memory held, not the code's
+    /// data (a write the code skips on that path, or one the evaluation did not see).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unwritten_at: Vec<Note>,
     /// An INVERSE row whose output also holds data no application reached: relative to the
     /// divided part, that data carries the value (see the text report's note).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -1361,6 +1366,21 @@ fn answer(
             };
             normalized_at.sort();
             normalized_at.dedup();
+            let mut unwritten_at: Vec<Note> = if parts.is_empty() {
+                interp
+                    .unwritten_scaled
+                    .iter()
+                    .filter(|(_, at)| at.meets(&cond))
+                    .map(|(loc, _)| Note {
+                        location: Some(Location::new(interp.index, loc.file, loc.span)),
+                        what: "scaled a buffer nothing had written".to_string(),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            unwritten_at.sort();
+            unwritten_at.dedup();
             Row {
                 outcome: Outcome { verdict, exponent: net_exponent(&exponents), exponents },
                 configurations,
@@ -1369,6 +1389,7 @@ fn answer(
                 blocked_by,
                 cut_at_bound,
                 normalized_at,
+                unwritten_at,
                 unscaled_rest,
             }
         })

@@ -919,7 +919,10 @@ impl Interp<'_, '_> {
         let carries = result.iter().any(
             |(_, v)| matches!(v, Value::Num(n) if n.carries_traced() || n.parts.iter().any(|p| p.unknown.is_some())),
         );
-        if !carries {
+        // Handed no scaled data, it writes all the same: into buffers nothing wrote yet, what
+        // matters is that they are written (what they held was no data of the code's).
+        let fills_only = !carries;
+        if fills_only && !self.hands_unwritten_buffer(frame, call, pc) {
             return;
         }
         // Only where the call gives data: where the callee is a function of the tree that
@@ -944,8 +947,31 @@ impl Interp<'_, '_> {
             return;
         }
         for target in &targets {
-            self.assign_in_place(frame, target, data.clone(), &pc.and(&gives_data));
+            if fills_only {
+                self.fill_unwritten(frame, target, &data, &pc.and(&gives_data));
+            } else {
+                self.assign_in_place(frame, target, data.clone(), &pc.and(&gives_data));
+            }
         }
+    }
+
+    /// Writes `data` into the buffer `target` where it holds what nothing wrote yet (an outside
+    /// kernel handed it fills it, whatever else it was handed); elsewhere it keeps what it holds.
+    pub(super) fn fill_unwritten(&mut self, frame: &mut Frame, target: &Expr, data: &G, pc: &Cond) {
+        let under = pc.and(&unwritten_where(&self.conds, frame, target));
+        if self.conds.feasible(&under) {
+            self.assign_in_place(frame, target, data.restrict(&self.conds, &under), &under);
+        }
+    }
+
+    /// Whether a buffer among the call's arguments holds, somewhere, what nothing wrote yet.
+    fn hands_unwritten_buffer(&mut self, frame: &mut Frame, call: &ast::ExprCall, pc: &Cond) -> bool {
+        let args: Vec<&Expr> =
+            call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value)).collect();
+        args.into_iter().filter(|a| writable_buffer(frame, a)).any(|arg| {
+            let unwritten = unwritten_where(&self.conds, frame, arg);
+            self.conds.feasible(&unwritten.and(pc))
+        })
     }
 
     /// A function of the tree that returns nothing (`def moe_sum(self, input, output) -> None:
@@ -1212,6 +1238,32 @@ fn pairwise_names<'e>(target: &'e Expr, value: &'e Expr) -> Option<(Vec<&'e Name
 /// Whether `expr` denotes a buffer a kernel may write into (a fresh buffer of this frame or
 /// one its caller passed), directly, through a view (`out.view(-1)`) or one arm of a
 /// conditional.
+/// Where the buffer `expr` denotes (a local, a view or chunk of one, either arm of a
+/// conditional) holds what nothing wrote yet. (Read from the locals, not evaluated: asked
+/// after every call made for its effect.)
+fn unwritten_where(conds: &super::cond::Conds, frame: &Frame, expr: &Expr) -> Cond {
+    match expr {
+        Expr::Name(n) => {
+            let mut at = conds.falsity();
+            for (c, v) in frame.locals.get(&n.id).map(|g| g.iter()).into_iter().flatten() {
+                if matches!(v, Value::Num(num) if num.is_unwritten()) {
+                    at = at.or(c);
+                }
+            }
+            at
+        }
+        Expr::If(node) => unwritten_where(conds, frame, &node.body).or(&unwritten_where(conds, frame, &node.orelse)),
+        Expr::Subscript(sub) => unwritten_where(conds, frame, &sub.value),
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Attribute(attr) if super::exprs::VIEWS.contains(&attr.attr.as_str()) => {
+                unwritten_where(conds, frame, &attr.value)
+            }
+            _ => conds.falsity(),
+        },
+        _ => conds.falsity(),
+    }
+}
+
 pub fn writable_buffer(frame: &Frame, expr: &Expr) -> bool {
     match expr {
         Expr::Name(n) => frame.buffers.contains(&n.id),

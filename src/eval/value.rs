@@ -42,6 +42,11 @@ pub struct Part {
     /// The part is zeros (a buffer `torch.zeros_like(x)` made, before anything was added into
     /// it): scaling it applies nothing, and beside other parts it is none of the data.
     pub zero: bool,
+    /// The part is a buffer nothing has written yet (`torch.empty(...)`, `x.new_empty(...)`):
+    /// whatever memory held. Scaling it applies nothing; beside data, it is none of the data (a
+    /// buffer written in part, or on some paths, holds what was written); alone at the output,
+    /// the output is not data the code computed.
+    pub unwritten: bool,
     /// The part is a shared expert's output (what a module held as `shared_expert(s)` or
     /// `shared_mlp` gave): the routed experts' factor must not scale it. (A routing
     /// kernel's fused shared-expert slot is not marked: its parts would stop merging with the
@@ -52,7 +57,15 @@ pub struct Part {
 impl Part {
     /// Data of no scale, with no history: nothing applied, nothing unknown.
     pub fn plain() -> Part {
-        Part { exp: 0, sites: Rc::from([]), chain: Rc::from([]), unknown: None, zero: false, shared: false }
+        Part {
+            exp: 0,
+            sites: Rc::from([]),
+            chain: Rc::from([]),
+            unknown: None,
+            zero: false,
+            unwritten: false,
+            shared: false,
+        }
     }
 
     /// Whether it took part in scaling: a non-zero exponent, an application site (even one a
@@ -97,6 +110,16 @@ impl Num {
         Num { tensor: true, parts: vec![Part { zero: true, ..Part::plain() }], shape: None }
     }
 
+    /// A fresh allocation nothing has written (`torch.empty(...)`): see [`Part::unwritten`].
+    pub fn unwritten_tensor() -> Num {
+        Num { tensor: true, parts: vec![Part { unwritten: true, ..Part::plain() }], shape: None }
+    }
+
+    /// Whether every part is a buffer nothing has written.
+    pub fn is_unwritten(&self) -> bool {
+        !self.parts.is_empty() && self.parts.iter().all(|p| p.unwritten)
+    }
+
     /// Whether some part carries the traced value (a non-zero exponent).
     pub fn carries_traced(&self) -> bool {
         self.parts.iter().any(|p| p.exp != 0)
@@ -112,9 +135,12 @@ impl Num {
         self.parts.dedup();
         // Many parts with exponent 0 and no history say the same thing.
         // Zeros beside other data are none of it (`out = zeros_like(x)`, then
-        // `out.index_add_(0, idx, y)`: `out` is `y`'s).
-        if self.parts.iter().any(|p| !p.zero) {
-            self.parts.retain(|p| !p.zero);
+        // `out.index_add_(0, idx, y)`: `out` is `y`'s). Nor is a buffer nothing wrote beside
+        // data written into it (in part, or on some paths): only alone is it what is there.
+        if self.parts.iter().any(|p| !p.zero && !p.unwritten) {
+            self.parts.retain(|p| !p.zero && !p.unwritten);
+        } else if self.parts.iter().any(|p| p.unwritten) {
+            self.parts.retain(|p| p.unwritten);
         }
         self
     }
@@ -328,6 +354,7 @@ fn merged_blockers(a: &[Part], b: &[Part]) -> Option<Vec<Part>> {
             || x.chain != y.chain
             || x.unknown.is_some() != y.unknown.is_some()
             || x.shared != y.shared
+            || x.unwritten != y.unwritten
         {
             return None;
         }
@@ -369,6 +396,7 @@ fn union_of_parts(a: &Num, b: &Num) -> Num {
             chain: union(&x.chain, &y.chain),
             unknown: Part::first_unknown(x.unknown, y.unknown),
             zero: x.zero && y.zero,
+            unwritten: x.unwritten && y.unwritten,
             shared: x.shared,
         })
         .collect();
@@ -650,6 +678,7 @@ mod tests {
                 chain: Rc::from([]),
                 unknown: None,
                 zero: false,
+                unwritten: false,
                 shared: false,
             })
             .collect();

@@ -564,6 +564,13 @@ fn trace_output(out: &mut String, report: &crate::eval::TraceReport, global: boo
                 let _ =
                     writeln!(out, "  the value was applied, then its scale taken off at {location} ({})", note.what);
             }
+            for note in &row.unwritten_at {
+                let location = note.location.as_ref().map(|l| l.to_string()).unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "  the value was applied at {location} to a buffer nothing had written on this path (`torch.empty`): the output holds whatever memory held, not the code's data"
+                );
+            }
         }
         for part in &row.parts {
             let incomplete = if part.incomplete { " (incomplete)" } else { "" };

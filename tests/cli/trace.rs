@@ -2527,14 +2527,12 @@ fn a_list_a_loop_appended_to_holds_what_some_iteration_appended() {
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.gathered_outputs.GatheredOutputsMoE"]);
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())]);
-    // Scaled in each expert too: twice where the experts' outputs land (the buffer they are
-    // scattered into is not known to be covered whole: MIXED), and no configuration lost.
+    // Scaled in each expert too: twice where the experts' outputs land, and no configuration
+    // lost. (The `torch.empty_like` buffer they are scattered into held nothing of its own:
+    // read as unscaled data beside theirs, the row was MIXED.)
     let (_, verdict, out) = trace("trace/router", &["--entry", "gate.gathered_outputs.GatheredScaledOutputsMoE"]);
-    assert_eq!(verdict, "MIXED", "{}", out.stdout);
-    assert_eq!(
-        rows(&out),
-        [("ONCE".into(), 1, "not len(outputs)".into()), ("MIXED".into(), i64::MIN, "len(outputs)".into())]
-    );
+    assert_eq!(verdict, "TWICE", "{}", out.stdout);
+    assert_eq!(rows(&out), [("ONCE".into(), 1, "not len(outputs)".into()), ("TWICE".into(), 2, "len(outputs)".into())]);
 }
 
 #[test]
@@ -5479,4 +5477,34 @@ fn layers_built_by_a_function_defined_in_the_constructor_are_built() {
     assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
     let (code, verdict, out) = trace("trace/router", &["--entry", "gate.nested_builder.NestedBuilderTwiceForCausalLM"]);
     assert_eq!((code, verdict.as_str()), (1, "TWICE"), "{}", out.stdout);
+}
+
+#[test]
+fn a_buffer_nothing_wrote_summed_into_the_output_reads_never() {
+    // SGLang 0.5.13's top-1 fast path: the down projection writes into the output and skips
+    // the top-k buffer, but with a factor the combine sums that buffer (a `torch.empty` nothing
+    // wrote) into the output. Read as unscaled data, the empty buffer times the factor was ONCE.
+    for entry in ["TopOneMoE", "TorchCombineTopOneMoE"] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", &format!("gate.top_one_combine.{entry}")]);
+        assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{entry}: {}", out.stdout);
+        assert_eq!(
+            rows(&out),
+            [
+                ("ONCE".into(), 1, "not (topk_ids.shape[1] == 1)".into()),
+                ("NEVER".into(), 0, "topk_ids.shape[1] == 1".into())
+            ],
+            "{entry}"
+        );
+        let json = out.json();
+        let never = json["rows"].as_array().unwrap().iter().find(|r| r["verdict"] == "NEVER").unwrap();
+        assert_eq!(never["unwritten_at"].as_array().map(Vec::len), Some(1), "{entry}: {}", out.stdout);
+        let text = run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", entry]);
+        assert!(text.stdout.contains("to a buffer nothing had written on this path"), "{}", text.stdout);
+    }
+    // Fixed (0.5.22): the buffer is written whenever the factor is not 1.
+    for entry in ["FixedTopOneMoE", "FixedTorchCombineTopOneMoE"] {
+        let (code, verdict, out) = trace("trace/router", &["--entry", &format!("gate.top_one_combine.{entry}")]);
+        assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{entry}: {}", out.stdout);
+        assert_eq!(rows(&out), [("ONCE".into(), 1, "always".into())], "{entry}");
+    }
 }
