@@ -1437,6 +1437,8 @@ fn sglang_0_5_23_on_rocm_never_applies_the_factor_with_the_fused_moe_sum_all_red
         assert_eq!(!never.is_empty(), fused_sum, "{fused_sum}: {never:#?}");
         for row in never {
             assert!(row_requires(row, "topk_ids.shape[1] > 2", true), "{row:#}");
+            // The row says why: the value scaled a buffer nothing had written.
+            assert!(row["unwritten_at"].as_array().is_some_and(|notes| !notes.is_empty()), "{row:#}");
         }
         if !fused_sum {
             let router_gate = rows
@@ -1444,6 +1446,45 @@ fn sglang_0_5_23_on_rocm_never_applies_the_factor_with_the_fused_moe_sum_all_red
                 .any(|r| row_sites(r).iter().any(|(path, _, _)| path == "sglang/kernels/ops/moe/rocm_router_gate.py"));
             assert!(router_gate, "{rows:#?}");
         }
+    }
+}
+
+#[test]
+fn sglang_0_5_23_on_rocm_without_aiter_applies_the_factor_twice_with_the_triton_runner() {
+    // SGLang 0.5.23, read in moe_runner/triton_utils/fused_moe.py and models/deepseek_v2.py:
+    // on ROCm without aiter, the Triton runner's combine sums the experts' outputs with
+    // `moe_sum_reduce_triton(..., routed_scaling_factor)` (or, for few tokens, the torch one's
+    // `out.mul_(routed_scaling_factor)`), and `forward_normal` multiplies again wherever the
+    // platform is not CUDA, MUSA or XPU and aiter does not fold the factor into the top-k
+    // (`final_hidden_states *= self.routed_scaling_factor`, deepseek_v2.py:1422, and :1239 on
+    // the dual-stream path). Twice in every configuration (MIXED where a shared expert is fused
+    // into the top-k, its slot weighted 1/factor). Since 0.5.4, when the HIP branch's
+    // `vllm_ops.moe_sum` (no factor) became `moe_sum_reduce_triton`.
+    let Some(tree) = sglang_tree() else { return };
+    let entry = "sglang.srt.models.deepseek_v2.DeepseekV2MoE";
+    let assumptions = [
+        "is_deepseek_v4=true",
+        "quant_config=None",
+        "get_moe_a2a_backend()=none",
+        "get_fused_op_backend()=None",
+        "get_exec().moe.enable_paged_experts=false",
+        "get_moe_runner_backend()=triton",
+        "get_bool_env_var(\"SGLANG_USE_AITER\")=false",
+        "get_exec().moe.enable_fused_moe_sum_all_reduce=false",
+    ];
+    let out = trace_on(&tree, "routed_scaling_factor", entry, "rocm", &assumptions);
+    assert_evaluated_to_the_end(&out);
+    let rows = out["rows"].as_array().unwrap();
+    assert!(rows.iter().any(|r| r["verdict"] == "TWICE"), "{rows:#?}");
+    let fused_moe = "sglang/srt/layers/moe/moe_runner/triton_utils/fused_moe.py";
+    for row in rows {
+        assert!(matches!(row["verdict"].as_str(), Some("TWICE" | "MIXED")), "{row:#}");
+        let sites = row_sites(row);
+        let runner = sites.iter().any(|(path, line, _)| path == fused_moe && [407, 1042].contains(line));
+        let block = sites
+            .iter()
+            .any(|(path, line, _)| path == "sglang/srt/models/deepseek_v2.py" && [1239, 1422].contains(line));
+        assert!(runner && block, "{row:#}");
     }
 }
 
