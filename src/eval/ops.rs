@@ -1587,7 +1587,7 @@ impl Interp<'_, '_> {
             // its inputs, which writes into no buffer it is handed) from a plain number (the
             // product's identity: a buffer nothing wrote, handed alone, stays that), and
             // multiply in every number passed; what comes back is data.
-            let computes = modelled || path.starts_with("torch.");
+            let computes = modelled || (path.starts_with("torch.") && !path.starts_with("torch.ops."));
             let start = Num { tensor: !computes, ..Num::plain_tensor() };
             let mut results: Vec<(Cond, Num)> = vec![(c.clone(), start)];
             for (name, position, value) in &chosen {

@@ -921,8 +921,11 @@ impl Interp<'_, '_> {
         );
         // Handed no scaled data, it writes all the same: into buffers nothing wrote yet, what
         // matters is that they are written (what they held was no data of the code's).
+        // (A call naming its output, `torch.sum(cache, dim=1, out=out)`, wrote there already,
+        // and reads the rest.)
         let fills_only = !carries;
-        if fills_only && !self.hands_unwritten_buffer(frame, call, pc) {
+        let names_output = call.arguments.keywords.iter().any(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == "out"));
+        if fills_only && (names_output || !self.hands_unwritten_buffer(frame, call, pc)) {
             return;
         }
         // Only where the call gives data: where the callee is a function of the tree that
@@ -959,9 +962,17 @@ impl Interp<'_, '_> {
     /// kernel handed it fills it, whatever else it was handed); elsewhere it keeps what it holds.
     pub(super) fn fill_unwritten(&mut self, frame: &mut Frame, target: &Expr, data: &G, pc: &Cond) {
         let under = pc.and(&unwritten_where(&self.conds, frame, target));
-        if self.conds.feasible(&under) {
-            self.assign_in_place(frame, target, data.restrict(&self.conds, &under), &under);
+        if !self.conds.feasible(&under) {
+            return;
         }
+        // (Made of nothing but the buffer itself, what the kernel wrote is still something.)
+        let written = self.map(&data.restrict(&self.conds, &under), |_, v| match v {
+            Value::Num(n) if n.is_unwritten() => {
+                Value::Num(std::rc::Rc::new(Num { shape: n.shape, ..Num::plain_tensor() }))
+            }
+            other => other,
+        });
+        self.assign_in_place(frame, target, written, &under);
     }
 
     /// Whether a buffer among the call's arguments holds, somewhere, what nothing wrote yet.

@@ -5501,6 +5501,12 @@ fn a_buffer_nothing_wrote_summed_into_the_output_reads_never() {
         let text = run(&fixture("trace/router"), &["trace", "routed_scaling_factor", "--entry", entry]);
         assert!(text.stdout.contains("to a buffer nothing had written on this path"), "{}", text.stdout);
     }
+    // A kernel handed the buffer fills it, though it reads its inputs out of objects; a buffer
+    // no call fills holds nothing the code computed.
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.filled_buffer.FilledBufferMoE"]);
+    assert_eq!((code, verdict.as_str()), (0, "ONCE"), "{}", out.stdout);
+    let (code, verdict, out) = trace("trace/router", &["--entry", "gate.filled_buffer.ForgottenBufferMoE"]);
+    assert_eq!((code, verdict.as_str()), (1, "NEVER"), "{}", out.stdout);
     // Fixed (0.5.22): the buffer is written whenever the factor is not 1.
     for entry in ["FixedTopOneMoE", "FixedTorchCombineTopOneMoE"] {
         let (code, verdict, out) = trace("trace/router", &["--entry", &format!("gate.top_one_combine.{entry}")]);
