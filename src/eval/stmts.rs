@@ -976,7 +976,7 @@ impl Interp<'_, '_> {
     }
 
     /// Whether a buffer among the call's arguments holds, somewhere, what nothing wrote yet.
-    fn hands_unwritten_buffer(&mut self, frame: &mut Frame, call: &ast::ExprCall, pc: &Cond) -> bool {
+    fn hands_unwritten_buffer(&self, frame: &Frame, call: &ast::ExprCall, pc: &Cond) -> bool {
         let args: Vec<&Expr> =
             call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value)).collect();
         args.into_iter().filter(|a| writable_buffer(frame, a)).any(|arg| {
@@ -1246,9 +1246,6 @@ fn pairwise_names<'e>(target: &'e Expr, value: &'e Expr) -> Option<(Vec<&'e Name
     Some((names, values.as_slice()))
 }
 
-/// Whether `expr` denotes a buffer a kernel may write into (a fresh buffer of this frame or
-/// one its caller passed), directly, through a view (`out.view(-1)`) or one arm of a
-/// conditional.
 /// Where the buffer `expr` denotes (a local, a view or chunk of one, either arm of a
 /// conditional) holds what nothing wrote yet. (Read from the locals, not evaluated: asked
 /// after every call made for its effect.)
@@ -1275,6 +1272,9 @@ fn unwritten_where(conds: &super::cond::Conds, frame: &Frame, expr: &Expr) -> Co
     }
 }
 
+/// Whether `expr` denotes a buffer a kernel may write into (a fresh buffer of this frame or
+/// one its caller passed), directly, through a view (`out.view(-1)`) or one arm of a
+/// conditional.
 pub fn writable_buffer(frame: &Frame, expr: &Expr) -> bool {
     match expr {
         Expr::Name(n) => frame.buffers.contains(&n.id),
