@@ -1366,7 +1366,7 @@ fn answer(
             };
             normalized_at.sort();
             normalized_at.dedup();
-            let mut unwritten_at: Vec<Note> = if parts.is_empty() {
+            let mut unwritten_at: Vec<Note> = if parts.is_empty() && verdict == Verdict::Never {
                 interp
                     .unwritten_scaled
                     .iter()
