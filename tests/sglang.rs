@@ -1406,6 +1406,25 @@ fn sglang_0_5_23_never_applies_nemotron_hs_factor_on_npu() {
     assert_eq!((rows[0]["verdict"].as_str(), rows[0]["when"].as_str()), (Some("NEVER"), Some("always")));
 }
 
+/// SGLang 0.5.23's `DeepseekV2MoE` as DeepSeek V4 builds it, on ROCm without quantization or
+/// all-to-all, with the MoE runner backend, aiter and the fused MoE sum all-reduce as given.
+fn deepseek_v4_block_on_rocm(tree: &PathBuf, runner: &str, aiter: bool, fused_sum: bool) -> Value {
+    let runner = format!("get_moe_runner_backend()={runner}");
+    let aiter = format!("get_bool_env_var(\"SGLANG_USE_AITER\")={aiter}");
+    let fused_sum = format!("get_exec().moe.enable_fused_moe_sum_all_reduce={fused_sum}");
+    let assumptions = [
+        "is_deepseek_v4=true",
+        "quant_config=None",
+        "get_moe_a2a_backend()=none",
+        "get_fused_op_backend()=None",
+        "get_exec().moe.enable_paged_experts=false",
+        &runner,
+        &aiter,
+        &fused_sum,
+    ];
+    trace_on(tree, "routed_scaling_factor", "sglang.srt.models.deepseek_v2.DeepseekV2MoE", "rocm", &assumptions)
+}
+
 #[test]
 fn sglang_0_5_23_on_rocm_never_applies_the_factor_with_the_fused_moe_sum_all_reduce() {
     // SGLang 0.5.23, read in moe_runner/triton_utils/fused_moe.py: with
@@ -1417,20 +1436,8 @@ fn sglang_0_5_23_on_rocm_never_applies_the_factor_with_the_fused_moe_sum_all_red
     // decode router gate (`rocm_router_gate`, a Triton kernel ending in `tl.where(is_shared,
     // 1.0, weights)`) folds the factor into the weights it hands on.
     let Some(tree) = sglang_tree() else { return };
-    let entry = "sglang.srt.models.deepseek_v2.DeepseekV2MoE";
     for fused_sum in [false, true] {
-        let flag = format!("get_exec().moe.enable_fused_moe_sum_all_reduce={fused_sum}");
-        let assumptions = [
-            "is_deepseek_v4=true",
-            "quant_config=None",
-            "get_moe_a2a_backend()=none",
-            "get_fused_op_backend()=None",
-            "get_exec().moe.enable_paged_experts=false",
-            "get_moe_runner_backend()=auto",
-            "get_bool_env_var(\"SGLANG_USE_AITER\")=true",
-            &flag,
-        ];
-        let out = trace_on(&tree, "routed_scaling_factor", entry, "rocm", &assumptions);
+        let out = deepseek_v4_block_on_rocm(&tree, "auto", true, fused_sum);
         assert_evaluated_to_the_end(&out);
         let rows = out["rows"].as_array().unwrap();
         let never: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "NEVER").collect();
@@ -1458,21 +1465,10 @@ fn sglang_0_5_23_on_rocm_without_aiter_applies_the_factor_twice_with_the_triton_
     // platform is not CUDA, MUSA or XPU and aiter does not fold the factor into the top-k
     // (`final_hidden_states *= self.routed_scaling_factor`, deepseek_v2.py:1422, and :1239 on
     // the dual-stream path). Twice in every configuration (MIXED where a shared expert is fused
-    // into the top-k, its slot weighted 1/factor). Since 0.5.4, when the HIP branch's
-    // `vllm_ops.moe_sum` (no factor) became `moe_sum_reduce_triton`.
+    // into the top-k, its slot weighted 1/factor). So in 0.5.4.post3 already, where the HIP
+    // branch's `vllm_ops.moe_sum` (no factor) of 0.4.10.post2 had become `moe_sum_reduce_triton`.
     let Some(tree) = sglang_tree() else { return };
-    let entry = "sglang.srt.models.deepseek_v2.DeepseekV2MoE";
-    let assumptions = [
-        "is_deepseek_v4=true",
-        "quant_config=None",
-        "get_moe_a2a_backend()=none",
-        "get_fused_op_backend()=None",
-        "get_exec().moe.enable_paged_experts=false",
-        "get_moe_runner_backend()=triton",
-        "get_bool_env_var(\"SGLANG_USE_AITER\")=false",
-        "get_exec().moe.enable_fused_moe_sum_all_reduce=false",
-    ];
-    let out = trace_on(&tree, "routed_scaling_factor", entry, "rocm", &assumptions);
+    let out = deepseek_v4_block_on_rocm(&tree, "triton", false, false);
     assert_evaluated_to_the_end(&out);
     let rows = out["rows"].as_array().unwrap();
     assert!(rows.iter().any(|r| r["verdict"] == "TWICE"), "{rows:#?}");
